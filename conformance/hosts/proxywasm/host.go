@@ -150,7 +150,15 @@ type Plugin struct {
 	ownRT  bool
 	mod    api.Module
 	fns    map[string]api.Function
-	rootID uint32
+	// callCtx is the context of every call into the module (one, made once: the host
+	// functions find the plugin in it); stack holds a call's parameters and results,
+	// and allocStack those of proxy_on_memory_allocate, which a host function calls
+	// while a callback runs. A proxy's per-callback cost is the VM's, not the harness's.
+	callCtx    context.Context
+	stack      [8]uint64
+	alloc      api.Function
+	allocStack [1]uint64
+	rootID     uint32
 	nextID uint32
 
 	streams map[uint32]*Stream
@@ -247,6 +255,10 @@ func NewPlugin(ctx context.Context, cfg Config) (*Plugin, error) {
 	for name := range compiled.ExportedFunctions() {
 		p.fns[name] = mod.ExportedFunction(name)
 	}
+	p.callCtx = withPlugin(ctx, p)
+	if p.alloc = p.fns["proxy_on_memory_allocate"]; p.alloc == nil {
+		p.alloc = p.fns["malloc"]
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if f := p.fns["_initialize"]; f != nil {
@@ -303,7 +315,8 @@ func (p *Plugin) newID() uint32 {
 }
 
 // call runs an export if the module has it; a missing optional callback returns
-// nil results. A trap marks the plugin broken: every later call fails.
+// nil results. A trap marks the plugin broken: every later call fails. The results
+// are valid until the next call.
 func (p *Plugin) call(name string, args ...uint64) ([]uint64, error) {
 	if p.broken != nil {
 		return nil, p.broken
@@ -312,15 +325,17 @@ func (p *Plugin) call(name string, args ...uint64) ([]uint64, error) {
 	if f == nil {
 		return nil, nil
 	}
+	st := p.stack[:max(len(args), 1)]
+	copy(st, args)
 	start := time.Now()
-	r, err := f.Call(withPlugin(p.ctx, p), args...)
+	err := f.CallWithStack(p.callCtx, st)
 	p.vmTime += time.Since(start)
 	p.vmCalls++
 	if err != nil {
 		p.broken = fmt.Errorf("proxywasm: %s trapped; the VM is unusable: %w", name, err)
 		return nil, p.broken
 	}
-	return r, nil
+	return st[:len(f.Definition().ResultTypes())], nil
 }
 
 // Broken returns the trap that made the VM unusable, or nil.
@@ -625,18 +640,14 @@ func (p *Plugin) memRead(m api.Module, ptr, n uint32) ([]byte, bool) {
 func (p *Plugin) writeOut(ctx context.Context, m api.Module, data []byte, retPtr, retSize uint32) int32 {
 	var addr uint32
 	if len(data) > 0 {
-		f := p.fns["proxy_on_memory_allocate"]
-		if f == nil {
-			f = p.fns["malloc"]
-		}
-		if f == nil {
+		if p.alloc == nil {
 			return StatusInvalidMemoryAccess
 		}
-		r, err := f.Call(ctx, uint64(len(data)))
-		if err != nil || len(r) == 0 || r[0] == 0 {
+		p.allocStack[0] = uint64(len(data))
+		if err := p.alloc.CallWithStack(ctx, p.allocStack[:]); err != nil || p.allocStack[0] == 0 {
 			return StatusInvalidMemoryAccess
 		}
-		addr = uint32(r[0])
+		addr = uint32(p.allocStack[0])
 		if !m.Memory().Write(addr, data) {
 			return StatusInvalidMemoryAccess
 		}
