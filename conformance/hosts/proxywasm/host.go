@@ -143,13 +143,13 @@ type Config struct {
 
 // Plugin is one instantiated module with its plugin context.
 type Plugin struct {
-	mu     sync.Mutex
-	cfg    Config
-	ctx    context.Context
-	rt     wazero.Runtime
-	ownRT  bool
-	mod    api.Module
-	fns    map[string]api.Function
+	mu    sync.Mutex
+	cfg   Config
+	ctx   context.Context
+	rt    wazero.Runtime
+	ownRT bool
+	mod   api.Module
+	fns   map[string]api.Function
 	// callCtx is the context of every call into the module (one, made once: the host
 	// functions find the plugin in it); stack holds a call's parameters and results,
 	// and allocStack those of proxy_on_memory_allocate, which a host function calls
@@ -159,7 +159,7 @@ type Plugin struct {
 	alloc      api.Function
 	allocStack [1]uint64
 	rootID     uint32
-	nextID uint32
+	nextID     uint32
 
 	streams map[uint32]*Stream
 	// set while a callback runs
