@@ -462,6 +462,10 @@ type Stream struct {
 	p        *Plugin
 	id       uint32
 	down, up []byte // data buffered by Pause
+	// spareDown and spareUp are the other buffer of each direction: buffered data the
+	// module lets go is returned in its own buffer, and buffering goes on in the
+	// spare (the one returned by the call before, which the caller has written out).
+	spareDown, spareUp []byte
 	// cur is the buffer of the running callback, which the module reads and writes.
 	cur       *[]byte
 	closeReq  bool
@@ -507,8 +511,9 @@ func (s *Stream) Buffered() (downstream, upstream int) {
 }
 
 // Downstream delivers bytes read from the client and returns what to send
-// upstream. The result may alias data: it is valid until the caller reuses data
-// (a proxy writes it out before its next read). data itself is not modified.
+// upstream. The result may alias data or a buffer of the stream: it is valid until
+// the caller reuses data or calls the stream again (a proxy writes it out before its
+// next read). data itself is not modified.
 func (s *Stream) Downstream(data []byte, endOfStream bool) ([]byte, error) {
 	return s.deliver(&s.down, BufferDownstreamData, "proxy_on_downstream_data", data, endOfStream)
 }
@@ -563,8 +568,16 @@ func (s *Stream) deliver(buf *[]byte, bufID int32, callback string, data []byte,
 			return out, err
 		}
 		if r == nil || r[0] == ActionContinue {
-			out = append(out, *buf...)
-			*buf = (*buf)[:0]
+			spare := &s.spareDown
+			if bufID == BufferUpstreamData {
+				spare = &s.spareUp
+			}
+			if len(out) == 0 {
+				out, *buf, *spare = *buf, (*spare)[:0], (*buf)[:0]
+			} else {
+				out = append(out, *buf...)
+				*buf = (*buf)[:0]
+			}
 		}
 		if s.closeReq {
 			return out, nil
