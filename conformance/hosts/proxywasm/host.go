@@ -466,6 +466,13 @@ type Stream struct {
 	// module lets go is returned in its own buffer, and buffering goes on in the
 	// spare (the one returned by the call before, which the caller has written out).
 	spareDown, spareUp []byte
+	// edit holds what proxy_set_buffer_bytes makes of a borrowed buffer (the callback's
+	// view of the caller's bytes, which are not written): two, so that a second edit in
+	// one callback reads the first's result from the other. editLast is the one the
+	// last edit wrote (-1: none in this callback). Envoy prepends and drains its buffer
+	// slices in place; a fresh 64 KiB buffer per edit would be the harness's cost.
+	edit     [2][]byte
+	editLast int
 	// cur is the buffer of the running callback, which the module reads and writes.
 	cur       *[]byte
 	closeReq  bool
@@ -537,7 +544,7 @@ func (s *Stream) deliver(buf *[]byte, bufID int32, callback string, data []byte,
 		// (as Envoy hands a filter its own buffer), and they are copied only when it
 		// pauses. set_buffer_bytes never writes into a borrowed buffer (borrowed).
 		view := data[:len(data):len(data)]
-		s.borrowed = true
+		s.borrowed, s.editLast = true, -1
 		p.active, p.activeBuf, s.cur = s, bufID, &view
 		r, err := p.call(callback, uint64(s.id), uint64(len(view)), b2u(eos))
 		p.active, p.activeBuf, s.cur = nil, -1, nil
@@ -794,8 +801,23 @@ func hostFunctions() []hostFn {
 			case start == 0:
 				// Envoy's Buffer::copyFrom: drain size bytes (at most all), then prepend.
 				size = min(size, uint64(len(data)))
-				nb := make([]byte, 0, len(val)+len(data)-int(size))
-				*buf = append(append(nb, val...), data[size:]...)
+				var nb []byte
+				if s := p.active; s != nil && s.borrowed {
+					k := 0
+					if s.editLast == 0 {
+						k = 1 // data is edit[0]
+					}
+					nb = s.edit[k][:0]
+					s.editLast = k
+				}
+				if nb == nil {
+					nb = make([]byte, 0, len(val)+len(data)-int(size))
+				}
+				nb = append(append(nb, val...), data[size:]...)
+				if s := p.active; s != nil && s.borrowed {
+					s.edit[s.editLast] = nb
+				}
+				*buf = nb
 			case start >= uint64(len(data)):
 				*buf = append(*buf, val...)
 			default:
