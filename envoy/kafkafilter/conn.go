@@ -1005,7 +1005,7 @@ func (c *Conn) frame(d *dir, frame []byte, at int) {
 	out, err := c.rewriteResponse(&d.cur, frame)
 	if err != nil {
 		c.f.inc(c.f.mRespFailure, 1)
-		c.f.host.Log(LevelWarn, "kwire: response "+apiMetricName(d.cur.key)+" v"+strconv.Itoa(int(d.cur.ver))+" forwarded unchanged: "+err.Error())
+		c.f.host.Log(LevelWarn, "kwire: response "+apiVersionName(d.cur.key, d.cur.ver)+" forwarded unchanged: "+err.Error())
 		forward()
 		return
 	}
@@ -1035,7 +1035,7 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 		synth, err := c.f.denyResponse(frame, key)
 		if err != nil {
 			c.f.inc(c.f.mReqRefused, 1)
-			c.closeWith("denied " + apiMetricName(key) + " v" + strconv.Itoa(int(ver)) + ": " + err.Error())
+			c.closeWith("denied " + apiVersionName(key, ver) + ": " + err.Error())
 			return
 		}
 		if synth == nil { // acks=0 Produce: no response expected
@@ -1094,7 +1094,7 @@ func (c *Conn) ruleRefused(frame []byte, key, ver int16, corr int32, now int64) 
 		return false
 	}
 	c.f.inc(c.f.mRuleRefused, 1)
-	what := apiMetricName(key) + " v" + strconv.Itoa(int(ver))
+	what := apiVersionName(key, ver)
 	if err != nil || r.Place == rules.Nowhere {
 		msg := "its header could not be read: "
 		if err == nil {
@@ -1133,8 +1133,8 @@ func (c *Conn) emitRequest(frame []byte, at, hlen int, key, ver int16, corr int3
 	buf := append(c.f.frameBuf[:0], frame[:hlen]...)
 	buf, n, err := c.session.Request(buf, frame[hlen:], key, ver)
 	c.f.frameBuf = buf[:0]
-	what := apiMetricName(key) + " v" + strconv.Itoa(int(ver))
 	if err != nil {
+		what := apiVersionName(key, ver) // only here: a string built per message costs in the VM
 		c.f.inc(c.f.mTenantRefused, 1)
 		if !errors.Is(err, tenant.ErrRefused) {
 			c.f.inc(c.f.mReqFailure, 1)
@@ -1166,11 +1166,10 @@ func (c *Conn) emitRequest(frame []byte, at, hlen int, key, ver int16, corr int3
 // connection (fails closed: nothing of it is forwarded).
 func (c *Conn) tenantResponse(p *pend, frame []byte) ([]byte, bool) {
 	s := c.f.s
-	what := apiMetricName(p.key) + " v" + strconv.Itoa(int(p.ver))
 	hlen, err := codec.ResponseHeaderLen(frame, p.key, p.ver)
 	if err != nil {
 		c.f.inc(c.f.mRespFailure, 1)
-		c.closeWith("response " + what + ": " + err.Error())
+		c.closeWith("response " + apiVersionName(p.key, p.ver) + ": " + err.Error())
 		return nil, false
 	}
 	if c.session == nil {
@@ -1184,7 +1183,7 @@ func (c *Conn) tenantResponse(p *pend, frame []byte) ([]byte, bool) {
 		if !errors.Is(err, tenant.ErrRefused) {
 			c.f.inc(c.f.mRespFailure, 1)
 		}
-		c.closeWith("response " + what + " cannot be mapped for the tenant: " + err.Error())
+		c.closeWith("response " + apiVersionName(p.key, p.ver) + " cannot be mapped for the tenant: " + err.Error())
 		return nil, false
 	}
 	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))

@@ -207,6 +207,11 @@ func apiMetricName(key int16) string {
 	return b.String()
 }
 
+// apiVersionName names an api and version in a message ("produce v9").
+func apiVersionName(key, ver int16) string {
+	return apiMetricName(key) + " v" + strconv.Itoa(int(ver))
+}
+
 // apiMetrics are the metric ids of one api key, defined on its first request:
 // request.<api>, response.<api> and response.<api>_duration_ms. Each api is counted
 // once: Envoy files every metric a Wasm module defines under its "wasmcustom"

@@ -3,7 +3,6 @@ package kafkafilter
 import (
 	"encoding/binary"
 	"errors"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -449,7 +448,7 @@ func (c *Conn) walkForward(d *dir, pos, n, from int) int {
 // walkFailed forwards the rest of a response the walk cannot follow, unchanged.
 func (c *Conn) walkFailed(d *dir, pos int, msg string) int {
 	c.f.inc(c.f.mRespFailure, 1)
-	c.f.host.Log(LevelWarn, "kwire: response "+apiMetricName(d.cur.key)+" v"+strconv.Itoa(int(d.cur.ver))+" forwarded unchanged: "+msg)
+	c.f.host.Log(LevelWarn, "kwire: response "+apiVersionName(d.cur.key, d.cur.ver)+" forwarded unchanged: "+msg)
 	d.mode = modePass
 	d.carry = d.carry[:0]
 	return pos
@@ -564,7 +563,7 @@ func (f *Filter) rewriteTail(p *pend, tail []byte) ([]byte, bool) {
 	f.synOut = body
 	if out, ok := padTags(body[len(prefix):], len(tail)); ok {
 		f.inc(f.mEndpointsDropped, 1)
-		f.host.Log(LevelInfo, "kwire: "+apiMetricName(p.key)+" v"+strconv.Itoa(int(p.ver))+" response: node endpoints removed (the proxy's addresses are longer than the broker's, and the response was already on its way)")
+		f.host.Log(LevelInfo, "kwire: "+apiVersionName(p.key, p.ver)+" response: node endpoints removed (the proxy's addresses are longer than the broker's, and the response was already on its way)")
 		return out, true
 	}
 	return tail, false
@@ -572,7 +571,7 @@ func (f *Filter) rewriteTail(p *pend, tail []byte) ([]byte, bool) {
 
 func (f *Filter) tailFailed(p *pend, msg string) {
 	f.inc(f.mRespFailure, 1)
-	f.host.Log(LevelWarn, "kwire: response "+apiMetricName(p.key)+" v"+strconv.Itoa(int(p.ver))+": tag section forwarded unchanged: "+msg)
+	f.host.Log(LevelWarn, "kwire: response "+apiVersionName(p.key, p.ver)+": tag section forwarded unchanged: "+msg)
 }
 
 // emptyBody is the body of a response of key at ver with every field at its
