@@ -65,3 +65,86 @@ func Example() {
 	// 2 left out
 	// refused
 }
+
+// A proxy maps each connection with a Session: a classic consumer group's SyncGroup
+// before v5 (librdkafka sends v3) does not say the group's protocol type, and its
+// assignment's topic names are mapped because the same connection joined the group
+// with protocol type "consumer".
+func ExampleSession() {
+	t, err := tenant.New("team-a.")
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := t.NewSession()
+	encode := func(m interface {
+		Encode([]byte, int16) ([]byte, error)
+	}, version int16, prefix ...byte) []byte {
+		b, err := m.Encode(prefix, version)
+		if err != nil {
+			log.Fatal(err)
+		}
+		return b
+	}
+
+	// JoinGroup v5: the member subscribes to "orders".
+	sub := codec.NewConsumerProtocolSubscription()
+	sub.Topics = []string{"orders"}
+	join := codec.NewJoinGroupRequest()
+	join.GroupID, join.ProtocolType = "g", "consumer"
+	join.Protocols = []codec.JoinGroupRequestProtocol{{Name: "range", Metadata: encode(sub, 1, 0, 1)}}
+	out, _, err := s.Request(nil, encode(join, 5), join.APIKey(), 5)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var seenJoin codec.JoinGroupRequest
+	if err := seenJoin.Decode(out, 5); err != nil {
+		log.Fatal(err)
+	}
+	var seenSub codec.ConsumerProtocolSubscription
+	if err := seenSub.Decode(seenJoin.Protocols[0].Metadata[2:], 1); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("the broker sees group", seenJoin.GroupID, "subscribed to", seenSub.Topics)
+
+	// SyncGroup v3: the leader assigns "orders" partition 0.
+	as := codec.NewConsumerProtocolAssignment()
+	as.AssignedPartitions = []codec.ConsumerProtocolAssignmentTopicPartition{{Topic: "orders", Partitions: []int32{0}}}
+	sync := codec.NewSyncGroupRequest()
+	sync.GroupID, sync.MemberID = "g", "m-1"
+	sync.Assignments = []codec.SyncGroupRequestAssignment{{MemberID: "m-1", Assignment: encode(as, 1, 0, 1)}}
+	out, n, err := s.Request(nil, encode(sync, 3), sync.APIKey(), 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var seenSync codec.SyncGroupRequest
+	if err := seenSync.Decode(out, 3); err != nil {
+		log.Fatal(err)
+	}
+	var seenAs codec.ConsumerProtocolAssignment
+	if err := seenAs.Decode(seenSync.Assignments[0].Assignment[2:], 1); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("and the assignment of %s (consumer group: %v)\n", seenAs.AssignedPartitions[0].Topic, n.ConsumerGroup)
+
+	// Its response, which does not say the protocol either, goes back with the
+	// client's names when Response is told what the request was.
+	resp := codec.NewSyncGroupResponse()
+	resp.Assignment = seenSync.Assignments[0].Assignment
+	back, _, err := s.Response(nil, encode(resp, 3), resp.APIKey(), 3, n.ConsumerGroup)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var got codec.SyncGroupResponse
+	if err := got.Decode(back, 3); err != nil {
+		log.Fatal(err)
+	}
+	var gotAs codec.ConsumerProtocolAssignment
+	if err := gotAs.Decode(got.Assignment[2:], 1); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("the member is assigned", gotAs.AssignedPartitions[0].Topic)
+	// Output:
+	// the broker sees group team-a.g subscribed to [team-a.orders]
+	// and the assignment of team-a.orders (consumer group: true)
+	// the member is assigned orders
+}
