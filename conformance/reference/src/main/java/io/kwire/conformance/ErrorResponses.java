@@ -52,8 +52,18 @@ final class ErrorResponses {
     private static final class Findings {
         final List<String> diffs = new ArrayList<>();
         final List<String> allowed = new ArrayList<>();
-        String message;      // the refusal's message
-        String errorText;    // the error code's own text, which some of Kafka's answers carry instead
+        final String message;   // the refusal's message
+        final String errorText; // the error code's own text, which some of Kafka's answers carry instead
+
+        Findings(String message, String errorText) {
+            this.message = message;
+            this.errorText = errorText;
+        }
+
+        /** Empty findings for one trial comparison under these: the same message. */
+        Findings trial() {
+            return new Findings(message, errorText);
+        }
     }
 
     static int run(List<Spec.Message> specs, String release, String in) throws IOException {
@@ -128,9 +138,8 @@ final class ErrorResponses {
                     differ++;
                     continue;
                 }
-                Findings f = new Findings();
-                f.message = line.path("message").asText();
-                f.errorText = Errors.forCode((short) line.path("code").asInt()).message();
+                Findings f = new Findings(line.path("message").asText(),
+                        Errors.forCode((short) line.path("code").asInt()).message());
                 compare("$", want, got, f);
                 String api = rs.name.replaceFirst("Response$", "");
                 addVersion(compared.computeIfAbsent(api, k -> new ArrayList<>()), v);
@@ -215,9 +224,7 @@ final class ErrorResponses {
                 f.allowed.add("kwire answers the request's entities in " + shape + " (Kafka: [], its top-level error says it)");
                 return;
             }
-            Findings ordered = new Findings();
-            ordered.message = f.message;
-            ordered.errorText = f.errorText;
+            Findings ordered = f.trial();
             if (want.size() == got.size()) {
                 for (int i = 0; i < want.size(); i++) {
                     compare(path + "[" + i + "]", want.get(i), got.get(i), ordered);
@@ -234,9 +241,7 @@ final class ErrorResponses {
             for (int i = 0; i < want.size(); i++) {
                 int match = -1;
                 for (int j = 0; j < got.size() && match < 0; j++) {
-                    Findings one = new Findings();
-                    one.message = f.message;
-                    one.errorText = f.errorText;
+                    Findings one = f.trial();
                     compare(path + "[" + j + "]", want.get(i), got.get(j), one);
                     if (one.diffs.isEmpty() && !used[j]) {
                         match = j;
@@ -313,9 +318,7 @@ final class ErrorResponses {
     /** Whether some element of Kafka's array equals kwire's element g (as compare judges). */
     private static boolean hasEqual(JsonNode want, JsonNode g, Findings f) {
         for (JsonNode w : want) {
-            Findings one = new Findings();
-            one.message = f.message;
-            one.errorText = f.errorText;
+            Findings one = f.trial();
             compare("", w, g, one);
             if (one.diffs.isEmpty()) {
                 return true;
