@@ -382,6 +382,7 @@ func envoyProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	s := <-sig
 	logw.printf("kwire envoy proxy: %v: stopping\n", s)
 	x.Close()
+	p.Tick() // the filter sends what its counters hold on a tick
 	printMetrics(stdout, p.Metrics())
 	logw.printf("kwire envoy proxy: %d callbacks into the module, %v in them; names as the module defines them (Envoy's /stats shows them under wasmcustom.)\n",
 		p.Callbacks(), p.VMTime().Round(time.Microsecond))

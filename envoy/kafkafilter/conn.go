@@ -180,6 +180,7 @@ func (c *Conn) Done() {
 	}
 	c.done = true
 	c.f.host.IncrementMetric(c.f.mConnActive, -1)
+	c.f.FlushMetrics()
 	c.pending = nil
 	c.req, c.resp = dir{}, dir{}
 	c.out = outBuf{}
@@ -815,7 +816,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 			return
 		}
 		// Forward it as is; its response is matched and counted as unknown.
-		c.pending = append(c.pending, pend{corr: corr, key: -1, ver: ver, start: c.f.host.NowNanos()})
+		c.pending = append(c.pending, pend{corr: corr, key: -1, ver: ver, start: c.f.now()})
 		d.mode = modePass
 		return
 	}
@@ -841,7 +842,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		d.bodyAt = -1
 		return
 	}
-	c.pending = append(c.pending, c.pendFor(key, ver, corr, c.f.host.NowNanos()))
+	c.pending = append(c.pending, c.pendFor(key, ver, corr, c.f.now()))
 	d.mode = modePass
 }
 
@@ -1029,7 +1030,7 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 		c.closeWith("request header: " + err.Error())
 		return
 	}
-	now := c.f.host.NowNanos()
+	now := c.f.now()
 	if c.f.s.isDenied(key) {
 		c.f.inc(c.f.mDenied, 1)
 		synth, err := c.f.denyResponse(frame, key)

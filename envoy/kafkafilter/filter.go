@@ -55,16 +55,27 @@ type Filter struct {
 
 	doc        transcode.Doc // reused by every request and response the filter reads
 	metricIDs  map[string]uint32
+	counterIDs map[string]counter
 	apiIDs     [256]*apiMetrics // by api key (the keys Kafka defines are below 256)
 	apiIDsRest map[int16]*apiMetrics
 	topicNames map[codec.UUID]string
 
-	// fixed metric ids
-	mReqUnknown, mReqFailure, mRespUnknown, mRespFailure, mDenied          uint32
-	mChecked, mFailed, mRejected, mWarned, mPartRejected, mPartAccepted    uint32
-	mReqRefused, mRewritten, mUnmapped, mConnTotal, mConnActive, mSubstitu uint32
-	mUnruled, mInPlace, mEndpointsDropped, mRuleRefused, mRuleClosed       uint32
-	mTenantReq, mTenantResp, mTenantHidden, mTenantRefused                 uint32
+	// the fixed counters, and the connections.active gauge's host id
+	mReqUnknown, mReqFailure, mRespUnknown, mRespFailure, mDenied       counter
+	mChecked, mFailed, mRejected, mWarned, mPartRejected, mPartAccepted counter
+	mReqRefused, mRewritten, mUnmapped, mConnTotal, mSubstitu           counter
+	mUnruled, mInPlace, mEndpointsDropped, mRuleRefused, mRuleClosed    counter
+	mTenantReq, mTenantResp, mTenantHidden, mTenantRefused              counter
+	mConnActive                                                         uint32
+
+	// counters holds each counter's host id and the count it has not sent yet; dirty
+	// lists the counters with such a count. They go to the host at the first clock
+	// read flushEvery nanoseconds after the last time they went (flushedAt), on a
+	// tick, and when a connection ends (FlushMetrics).
+	counters              []counterSlot
+	dirty                 []counter
+	flushEvery, flushedAt int64
+	summaryAt             int64 // when OnTick last logged its summary
 
 	// the frames the filter writes of a request or response it changes or checks (a
 	// tenant's mapping, a Produce skeleton); reused, valid until the next one
@@ -97,11 +108,12 @@ func New(host Host, config []byte) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{host: host, s: s, metricIDs: map[string]uint32{}, apiIDsRest: map[int16]*apiMetrics{}, topicNames: map[codec.UUID]string{}}
+	f := &Filter{host: host, s: s, metricIDs: map[string]uint32{}, counterIDs: map[string]counter{}, apiIDsRest: map[int16]*apiMetrics{},
+		topicNames: map[codec.UUID]string{}, flushEvery: int64(s.flushMs) * 1e6}
 	if s.pol != nil {
 		f.chk = s.pol.NewChecker()
 	}
-	c0 := func(n string) uint32 { return f.metric(Counter, n) }
+	c0 := f.counter
 	f.mReqUnknown = c0("request.unknown")
 	f.mReqFailure = c0("request.failure")
 	f.mRespUnknown = c0("response.unknown")
@@ -138,8 +150,8 @@ func New(host Host, config []byte) (*Filter, error) {
 	case s.tenant == nil && s.pol != nil:
 		f.quickProduce = modeDecide
 	}
-	if s.tickMs > 0 {
-		host.SetTickPeriod(uint32(s.tickMs))
+	if tick := s.tickPeriod(); tick > 0 {
+		host.SetTickPeriod(uint32(tick))
 	}
 	mode := "no schema policy"
 	if s.pol != nil {
@@ -181,10 +193,67 @@ func (f *Filter) metric(kind MetricKind, name string) uint32 {
 	return id
 }
 
-func (f *Filter) inc(id uint32, n int) {
-	if n != 0 {
-		f.host.IncrementMetric(id, int64(n))
+// counter is one of the filter's counters: an index into Filter.counters.
+type counter uint32
+
+type counterSlot struct {
+	host uint32 // the host's id of the counter
+	n    int64  // the count not sent to the host yet
+}
+
+// counter returns the counter prefix.name, defining it on first use.
+func (f *Filter) counter(name string) counter {
+	if c, ok := f.counterIDs[name]; ok {
+		return c
 	}
+	c := counter(len(f.counters))
+	f.counters = append(f.counters, counterSlot{host: f.metric(Counter, name)})
+	f.counterIDs[name] = c
+	return c
+}
+
+// inc adds n to a counter: in the filter, or at the host when the filter sends every
+// count at once (metrics_flush_ms 0).
+func (f *Filter) inc(c counter, n int) {
+	if n == 0 {
+		return
+	}
+	s := &f.counters[c]
+	if f.flushEvery == 0 {
+		f.host.IncrementMetric(s.host, int64(n))
+		return
+	}
+	if s.n == 0 {
+		f.dirty = append(f.dirty, c)
+	}
+	s.n += int64(n)
+}
+
+// FlushMetrics sends the counts the filter's counters hold to the host. The filter
+// calls it itself (every metrics_flush_ms while requests flow, on ticks, when a
+// connection ends); a host that reads its counters at a moment of its own choosing
+// calls it first.
+func (f *Filter) FlushMetrics() {
+	for _, c := range f.dirty {
+		s := &f.counters[c]
+		if s.n != 0 {
+			f.host.IncrementMetric(s.host, s.n)
+			s.n = 0
+		}
+	}
+	f.dirty = f.dirty[:0]
+}
+
+// now reads the host's clock. A clock read is also when the counters' counts go to
+// the host, once flushEvery has passed since they last went: the filter reads the
+// clock once a request and once a response, so this costs no call of its own.
+func (f *Filter) now() int64 {
+	t := f.host.NowNanos()
+	if len(f.dirty) != 0 && t-f.flushedAt >= f.flushEvery {
+		f.FlushMetrics()
+		f.flushedAt = t
+	}
+	return t
 }
 
 // apiMetricName is the api's name in snake case, as Envoy's kafka filter spells
@@ -217,7 +286,10 @@ func apiVersionName(key, ver int16) string {
 // once: Envoy files every metric a Wasm module defines under its "wasmcustom"
 // namespace, so copies under the names of Envoy's kafka_broker filter would never
 // show as that filter's metrics (examples/envoy/README.md, "Metrics").
-type apiMetrics struct{ request, response, duration uint32 }
+type apiMetrics struct {
+	request, response counter
+	duration          uint32 // a histogram's host id
+}
 
 func (f *Filter) api(key int16) *apiMetrics {
 	inArray := key >= 0 && int(key) < len(f.apiIDs)
@@ -229,8 +301,8 @@ func (f *Filter) api(key int16) *apiMetrics {
 	}
 	name := apiMetricName(key)
 	m := &apiMetrics{
-		request:  f.metric(Counter, "request."+name),
-		response: f.metric(Counter, "response."+name),
+		request:  f.counter("request." + name),
+		response: f.counter("response." + name),
 		duration: f.metric(Histogram, "response."+name+"_duration_ms"),
 	}
 	if inArray {
@@ -248,16 +320,25 @@ func (f *Filter) countRequest(key int16) {
 func (f *Filter) countResponse(key int16, startNanos int64) {
 	m := f.api(key)
 	f.inc(m.response, 1)
-	ms := (f.host.NowNanos() - startNanos) / 1e6
+	ms := (f.now() - startNanos) / 1e6
 	if ms < 0 {
 		ms = 0
 	}
 	f.host.RecordMetric(m.duration, uint64(ms))
 }
 
-// OnTick logs a one-line summary (debug level).
+// OnTick sends the counters' counts to the host and, every tick_ms, logs a
+// one-line summary (debug level).
 func (f *Filter) OnTick() {
-	f.host.Log(LevelDebug, "kwire kafka filter: "+strconv.Itoa(len(f.topicNames))+" topic ids known")
+	t := f.host.NowNanos()
+	f.FlushMetrics()
+	f.flushedAt = t
+	// Ticks come every tick_ms, or more often for the counters: a millisecond's
+	// slack keeps a late tick from skipping a summary.
+	if f.s.tickMs > 0 && (f.summaryAt == 0 || t-f.summaryAt >= int64(f.s.tickMs-1)*1e6) {
+		f.summaryAt = t
+		f.host.Log(LevelDebug, "kwire kafka filter: "+strconv.Itoa(len(f.topicNames))+" topic ids known")
+	}
 }
 
 // NewConn starts following one connection.

@@ -31,6 +31,7 @@ type fakeHost struct {
 	byName  map[string]uint32
 	now     int64
 	tick    uint32
+	f       *Filter // the filter whose counters value and flush send first
 }
 
 func newHost() *fakeHost { return &fakeHost{byName: map[string]uint32{}} }
@@ -50,7 +51,17 @@ func (h *fakeHost) RecordMetric(id uint32, v uint64) {
 }
 func (h *fakeHost) NowNanos() int64         { h.now += 1e6; return h.now }
 func (h *fakeHost) SetTickPeriod(ms uint32) { h.tick = ms }
+func (h *fakeHost) bind(f *Filter)          { h.f = f }
+
+// flush has the filter send the counts its counters hold.
+func (h *fakeHost) flush() {
+	if h.f != nil {
+		h.f.FlushMetrics()
+	}
+}
+
 func (h *fakeHost) value(name string) int64 {
+	h.flush()
 	id, ok := h.byName["kafka.kwire."+name]
 	if !ok {
 		return 0
@@ -195,6 +206,9 @@ func mustFilter(t *testing.T, h Host, cfg string) *Filter {
 	f, err := New(h, []byte(cfg))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if b, ok := h.(interface{ bind(*Filter) }); ok {
+		b.bind(f)
 	}
 	return f
 }
@@ -557,6 +571,7 @@ func TestChunkingGivesSameBytes(t *testing.T) {
 		if !equalFrames(ref.upFrames, p.upFrames) || !equalFrames(ref.replies, p.replies) {
 			t.Errorf("%s: different bytes than whole frames", ck.name)
 		}
+		refHost.flush()
 		for _, m := range refHost.metrics {
 			if m.kind != Histogram && h.value(strings.TrimPrefix(m.name, "kafka.kwire.")) != m.value {
 				t.Errorf("%s: metric %s = %d, whole gives %d", ck.name, m.name, h.value(strings.TrimPrefix(m.name, "kafka.kwire.")), m.value)
@@ -594,6 +609,7 @@ func TestBadConfig(t *testing.T) {
 		{`{"deny_error_code":5000}`, "deny_error_code: 5000"},
 		{`{"colour":"red"}`, `$.colour: unknown key: "colour" (at byte 10)`},
 		{`{"max_frame_bytes":-1}`, "max_frame_bytes: -1"},
+		{`{"metrics_flush_ms":-5}`, "metrics_flush_ms: -5 is negative"},
 		{`nope`, "kafka filter configuration"},
 	} {
 		_, err := New(newHost(), []byte(tc.cfg))
@@ -604,6 +620,98 @@ func TestBadConfig(t *testing.T) {
 	if _, err := New(newHost(), nil); err != nil {
 		t.Errorf("empty configuration: %v", err)
 	}
+}
+
+// clockHost is a fakeHost whose clock moves only when the test moves it, and which
+// counts the counter updates it receives.
+type clockHost struct {
+	*fakeHost
+	at      int64
+	updates int
+}
+
+func (h *clockHost) NowNanos() int64 { return h.at }
+func (h *clockHost) IncrementMetric(id uint32, d int64) {
+	h.updates++
+	h.fakeHost.IncrementMetric(id, d)
+}
+
+// counted reads a counter as the host holds it, without flushing the filter's.
+func (h *clockHost) counted(name string) int64 {
+	id, ok := h.byName["kafka.kwire."+name]
+	if !ok {
+		return 0
+	}
+	return h.metrics[id-1].value
+}
+
+// TestCountersWaitInTheFilter checks when the counters' counts reach the host: at
+// the first clock read metrics_flush_ms after they last went, on a tick, when a
+// connection ends; at once with metrics_flush_ms 0. Nothing is lost on the way.
+func TestCountersWaitInTheFilter(t *testing.T) {
+	produce := func(corr int32) []byte {
+		return produceFrame(t, corr, 9, -1, records.CompressionNone, rec("t", 0, []byte("x")))
+	}
+	t.Run("default", func(t *testing.T) {
+		h := &clockHost{fakeHost: newHost(), at: 5e9}
+		f := mustFilter(t, h, `{"tick_ms":5000}`)
+		if h.tick != 1000 {
+			t.Errorf("tick period %d ms, want 1000 (metrics_flush_ms's, shorter than tick_ms)", h.tick)
+		}
+		p := newPipe(t, f, whole)
+		p.send(produce(1)) // the first clock read sends what is counted by then
+		base, before := h.updates, h.counted("request.produce")
+		for corr := int32(2); corr < 12; corr++ {
+			h.at += 50e6 // 50 ms a request: 500 ms in all
+			p.send(produce(corr))
+		}
+		if len(p.replies) != 11 {
+			t.Fatalf("%d replies", len(p.replies))
+		}
+		if h.updates != base || h.counted("request.produce") != before {
+			t.Errorf("within metrics_flush_ms: %d updates, request.produce %d at the host; want none, %d", h.updates-base, h.counted("request.produce"), before)
+		}
+		h.at += 600e6
+		p.send(produce(12)) // 1.1 s after the first flush: this request's clock read sends them
+		if got := h.counted("request.produce"); got < 11 {
+			t.Errorf("after metrics_flush_ms: request.produce %d at the host, want at least 11", got)
+		}
+		p.send(produce(13))
+		f.OnTick()
+		if got, resp := h.counted("request.produce"), h.counted("response.produce"); got != 13 || resp != 13 {
+			t.Errorf("after a tick: request.produce %d, response.produce %d at the host, want 13 and 13", got, resp)
+		}
+		logs := len(h.logs)
+		h.at += 1000e6
+		f.OnTick()
+		if len(h.logs) != logs {
+			t.Errorf("a tick 1 s after the summary logged another: %q", h.logs[logs:])
+		}
+		h.at += 4000e6
+		f.OnTick()
+		if len(h.logs) != logs+1 {
+			t.Errorf("no summary 5 s after the last one")
+		}
+		p.send(produce(14))
+		p.c.Done()
+		if got := h.counted("request.produce"); got != 14 {
+			t.Errorf("after the connection ended: request.produce %d at the host, want 14", got)
+		}
+	})
+	t.Run("at once", func(t *testing.T) {
+		h := &clockHost{fakeHost: newHost(), at: 5e9}
+		f := mustFilter(t, h, `{"metrics_flush_ms":0}`)
+		if h.tick != 0 {
+			t.Errorf("tick period %d ms, want none", h.tick)
+		}
+		p := newPipe(t, f, whole)
+		for corr := int32(1); corr <= 3; corr++ {
+			p.send(produce(corr))
+			if got := h.counted("response.produce"); got != int64(corr) {
+				t.Errorf("after request %d: response.produce %d at the host", corr, got)
+			}
+		}
+	})
 }
 
 // FuzzDownstream feeds arbitrary client bytes: the filter must never panic and

@@ -51,7 +51,7 @@ type policyStats struct {
 
 type topicStats struct {
 	name    string
-	ids     [nStats]uint32
+	ids     [nStats]counter
 	defined [nStats]bool
 	pending [nStats]int
 	touched bool
@@ -134,7 +134,7 @@ func (f *Filter) flushPolicy() {
 				continue
 			}
 			if !st.defined[i] {
-				st.ids[i] = f.metric(Counter, "policy.topic."+st.name+"."+statName(i))
+				st.ids[i] = f.counter("policy.topic." + st.name + "." + statName(i))
 				st.defined[i] = true
 			}
 			f.inc(st.ids[i], n)

@@ -107,6 +107,7 @@ func TestQuickPathsMatchFullPath(t *testing.T) {
 			send(bytes.Join(reqs, nil), true)
 			send(bytes.Join(resps, nil), false)
 		}
+		h.flush()
 		for _, m := range h.metrics {
 			r.metrics += fmt.Sprintf("%s=%d %v; ", m.name, m.value, m.samples)
 		}
@@ -238,6 +239,7 @@ func FuzzQuickPaths(f *testing.F) {
 					r.closed = r.closed || closed
 				}
 			}
+			h.flush()
 			for _, m := range h.metrics {
 				r.metrics += fmt.Sprintf("%s=%d %v; ", m.name, m.value, m.samples)
 			}

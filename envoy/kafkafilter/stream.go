@@ -220,7 +220,7 @@ func (c *Conn) streamProduce(h []byte, acks int16, parts int) {
 		c.f.inc(c.f.mPartAccepted, parts)
 	}
 	if acks != 0 {
-		c.pending = append(c.pending, c.pendFor(apiProduce, int16(binary.BigEndian.Uint16(h[6:])), int32(binary.BigEndian.Uint32(h[8:])), c.f.host.NowNanos()))
+		c.pending = append(c.pending, c.pendFor(apiProduce, int16(binary.BigEndian.Uint16(h[6:])), int32(binary.BigEndian.Uint32(h[8:])), c.f.now()))
 	}
 }
 
@@ -850,7 +850,7 @@ func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 	}
 	corr := int32(binary.BigEndian.Uint32(hb[8:]))
 	if sp.acks != 0 {
-		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.host.NowNanos()))
+		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.now()))
 	}
 	c.out.own(head)
 	return c.streamDecided(d, pos, skip)

@@ -267,6 +267,7 @@ func TestAPIMetricNames(t *testing.T) {
 			t.Errorf("no metric %s", tc.name)
 			continue
 		}
+		h.flush()
 		m := h.metrics[id-1]
 		if m.kind != tc.kind {
 			t.Errorf("%s is a %d, want %d", tc.name, m.kind, tc.kind)

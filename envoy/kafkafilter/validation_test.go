@@ -103,6 +103,7 @@ func TestValidationModes(t *testing.T) {
 						t.Errorf("%s = %d, want %d", name, got, want)
 					}
 				}
+				h.flush()
 				for _, m := range h.metrics {
 					if strings.Contains(m.name, ".policy.topic.") && m.value == 0 {
 						t.Errorf("%s defined with no count", m.name)
@@ -124,6 +125,7 @@ func TestPolicyCountsOneCallPerCounter(t *testing.T) {
 		msgs = append(msgs, krec("t1", i, nil, []byte("x")), krec("t1", i, nil, []byte("{}")))
 	}
 	p.send(produceFrame(t, 1, 9, -1, records.CompressionNone, msgs...))
+	h.flush()
 	id := h.byName["kafka.kwire.policy.topic.t1.value_json.warned"]
 	if id == 0 || h.calls[id] != 1 || h.value("policy.topic.t1.value_json.warned") != 4 || h.value("policy.topic.t1.records_checked") != 8 {
 		t.Errorf("value_json.warned: %d calls, value %d; checked %d", h.calls[id], h.value("policy.topic.t1.value_json.warned"), h.value("policy.topic.t1.records_checked"))

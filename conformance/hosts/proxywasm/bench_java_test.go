@@ -122,6 +122,7 @@ func TestProxyBenchJava(t *testing.T) {
 				}
 			}
 			var ms []string
+			p.Tick()
 			for _, m := range p.Metrics() {
 				if m.Value != 0 || len(m.Samples) > 0 {
 					ms = append(ms, fmt.Sprintf("%s=%d/%d", m.Name, m.Value, len(m.Samples)))
@@ -149,6 +150,8 @@ func TestProxyBenchJava(t *testing.T) {
 			}
 		}
 	}
+	p.Tick() // the filters' counters reach the host on a tick
+	pt.Tick()
 	if m, _ := p.Metric("kafka.kwire.request.fetch"); m.Value == 0 {
 		t.Fatal("the filter saw no Fetch request")
 	}

@@ -53,6 +53,7 @@ func javaClients(t *testing.T) []string {
 // perAPIRequests sums the filter's request counters of api keys (request.<api>).
 func perAPIRequests(p *Plugin) (sum int64, byAPI map[string]int64) {
 	byAPI = map[string]int64{}
+	p.Tick() // the filter's counters reach the host on a tick
 	for _, m := range p.Metrics() {
 		api, ok := strings.CutPrefix(m.Name, "kafka.kwire.request.")
 		if !ok {

@@ -226,7 +226,10 @@ func startE2EWith(t *testing.T, config func(proxyAddr string) string, readSize f
 	return &e2eSetup{b: b, plugin: p, proxy: px}
 }
 
+// metricValue reads a metric after a tick, on which the filter sends the counts its
+// counters hold.
 func metricValue(p *Plugin, name string) int64 {
+	p.Tick()
 	m, _ := p.Metric("kafka.kwire." + name)
 	return m.Value
 }
