@@ -112,10 +112,10 @@ type Config struct {
 	// their counts go to the host's counters (default 1000): a count reaches the host
 	// on the first request or response of a connection after that time, on the next
 	// tick (the filter asks for one every MetricsFlushMs), or when its connection
-	// closes. Each update of a host counter is a call out of the VM; four of them a
-	// request were a fifth of the filter's cost on a Produce request. 0 sends every
-	// count at once. Histograms (response durations) and the connections.active gauge
-	// are always recorded at once.
+	// closes. Each update of a host counter is a call out of the VM, and a Produce
+	// request touches four counters. 0 sends every count at once. Histograms
+	// (response durations) and the connections.active gauge are always recorded at
+	// once.
 	MetricsFlushMs *int `json:"metrics_flush_ms,omitempty"`
 	// TickMs, when positive, asks the host for a tick every TickMs milliseconds
 	// (or every MetricsFlushMs when that is shorter); a tick logs a one-line summary
