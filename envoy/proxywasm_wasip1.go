@@ -190,10 +190,15 @@ func logf(level kafkafilter.Level, msg string) { host{}.Log(level, msg) }
 // closed connection): no panic escapes to the host.
 func guard(ctx uint32, what string) {
 	if p := recover(); p != nil {
-		logf(kafkafilter.LevelCritical, "kwire: internal error in "+what+" (context "+strconv.FormatUint(uint64(ctx), 10)+"): "+panicText(p))
-		if _, ok := streams[ctx]; ok {
-			proxyCloseStream(streamDownstream)
-		}
+		panicked(ctx, what, p)
+	}
+}
+
+// panicked is guard's answer to a panic p.
+func panicked(ctx uint32, what string, p any) {
+	logf(kafkafilter.LevelCritical, "kwire: internal error in "+what+" (context "+strconv.FormatUint(uint64(ctx), 10)+"): "+panicText(p))
+	if _, ok := streams[ctx]; ok {
+		proxyCloseStream(streamDownstream)
 	}
 }
 
@@ -259,9 +264,11 @@ func proxyOnNewConnection(ctx int32) int32 {
 	return actionContinue
 }
 
-// onData runs one direction's callback: the filter reads what it needs of the
-// buffer and says whether to forward it (as is, or with a prefix replaced), or to
-// keep it (downstream only).
+// onData runs one direction's callback after PassThrough declined it: first the
+// filter's second cheap look (Conn.Through: a Produce request that streams, the next
+// part of a response the filter walks, the head of a response it only counts), then
+// its full path, which reads the buffer and says whether to forward it (as is, or
+// with a prefix replaced), or to keep it (downstream only).
 func onData(ctx, size, eos int32, downstream bool) (action int32) {
 	s := lastStream.s
 	if lastStream.ctx != ctx || s == nil {
@@ -271,15 +278,24 @@ func onData(ctx, size, eos int32, downstream bool) (action int32) {
 		return actionPause
 	}
 	lastStream.ctx, lastStream.s = ctx, s
+	c := s.conn
 	buf := &dataBuf // a pointer in the interface: no allocation per callback
 	*buf = dataBuffer{id: bufUpstream, n: int(size)}
-	copiedBefore := s.conn.Copied()
-	var act kafkafilter.Action
 	if downstream {
 		buf.id = bufDownstream
-		act = s.conn.OnDownstream(buf, eos != 0)
+	}
+	copiedBefore := c.Copied()
+	if eos == 0 && c.Through(downstream, buf) {
+		if gc.Due(int(c.Copied() - copiedBefore)) {
+			gc.Yield()
+		}
+		return actionContinue
+	}
+	var act kafkafilter.Action
+	if downstream {
+		act = c.OnDownstream(buf, eos != 0)
 	} else {
-		act = s.conn.OnUpstream(buf, eos != 0)
+		act = c.OnUpstream(buf, eos != 0)
 	}
 	if act.Edit {
 		proxySetBufferBytes(buf.id, 0, int32(act.Drain), unsafe.Pointer(unsafe.SliceData(act.Prefix)), int32(len(act.Prefix)))
@@ -288,7 +304,9 @@ func onData(ctx, size, eos int32, downstream bool) (action int32) {
 		proxyCloseStream(streamDownstream)
 		proxyCloseStream(streamUpstream)
 	}
-	gc.Note(int(s.conn.Copied() - copiedBefore))
+	if gc.Due(int(c.Copied() - copiedBefore)) {
+		gc.Yield()
+	}
 	if act.Pause {
 		return actionPause
 	}
@@ -302,57 +320,36 @@ var lastStream struct {
 	s   *stream
 }
 
-// passThrough is the data callbacks' cheap path: the bytes all belong to a frame
-// already streaming through, so the buffer goes on as it is. Inside the VM most of
-// a callback's cost is the code it runs, and this runs little.
-func passThrough(ctx, size, eos int32, downstream bool) bool {
-	if eos != 0 || lastStream.ctx != ctx || lastStream.s == nil || lastStream.s.conn == nil {
-		return false
-	}
-	return lastStream.s.conn.PassThrough(downstream, int(size))
-}
+// The data callbacks' cheap path comes first (Conn.PassThrough): the bytes all belong
+// to a frame already streaming through, so the buffer goes on as it is. Inside the
+// VM most of a callback's cost is the code it runs, and each call is part of it: this
+// runs inline, before the panic guard is set up. Then the guard (a closure that
+// recovers itself: one call fewer than a deferred guard(...)), then onData.
 
 //go:wasmexport proxy_on_downstream_data
 func proxyOnDownstreamData(ctx, size, eos int32) int32 {
-	if passThrough(ctx, size, eos, true) {
+	if s := lastStream.s; eos == 0 && lastStream.ctx == ctx && s != nil && s.conn != nil && s.conn.PassThrough(true, int(size)) {
 		return actionContinue
 	}
-	defer guard(uint32(ctx), "proxy_on_downstream_data")
-	if cheapPath(ctx, size, eos, true) {
-		return actionContinue
-	}
+	defer func() {
+		if p := recover(); p != nil {
+			panicked(uint32(ctx), "proxy_on_downstream_data", p)
+		}
+	}()
 	return onData(ctx, size, eos, true)
 }
 
 //go:wasmexport proxy_on_upstream_data
 func proxyOnUpstreamData(ctx, size, eos int32) int32 {
-	if passThrough(ctx, size, eos, false) {
+	if s := lastStream.s; eos == 0 && lastStream.ctx == ctx && s != nil && s.conn != nil && s.conn.PassThrough(false, int(size)) {
 		return actionContinue
 	}
-	defer guard(uint32(ctx), "proxy_on_upstream_data")
-	if cheapPath(ctx, size, eos, false) {
-		return actionContinue
-	}
+	defer func() {
+		if p := recover(); p != nil {
+			panicked(uint32(ctx), "proxy_on_upstream_data", p)
+		}
+	}()
 	return onData(ctx, size, eos, false)
-}
-
-// cheapPath is the data callbacks' second cheap path, after passThrough
-// (Conn.Through): a Produce request that streams, or the next part of a response the
-// filter walks; the buffer goes on as it is.
-func cheapPath(ctx, size, eos int32, downstream bool) bool {
-	if eos != 0 || lastStream.ctx != ctx || lastStream.s == nil || lastStream.s.conn == nil {
-		return false
-	}
-	c := lastStream.s.conn
-	buf := &dataBuf
-	*buf = dataBuffer{id: bufUpstream, n: int(size)}
-	if downstream {
-		buf.id = bufDownstream
-	}
-	before := c.Copied()
-	ok := c.Through(downstream, buf)
-	gc.Note(int(c.Copied() - before))
-	return ok
 }
 
 //go:wasmexport proxy_on_downstream_connection_close

@@ -286,7 +286,28 @@ func (c *Conn) Through(downstream bool, b Buffer) bool {
 	if downstream {
 		return c.produceThrough(b)
 	}
+	if c.resp.mode == modeHead {
+		return c.responseThrough(b)
+	}
 	return c.walkThrough(b)
+}
+
+// responseThrough is Through's path for a buffer of broker bytes that starts with the
+// head of a response the filter only counts and times (quickResponse, which run
+// tries first too: here without run's steps before it).
+func (c *Conn) responseThrough(b Buffer) bool {
+	d := &c.resp
+	n := b.Len()
+	if c.closed || c.done || d.paused || len(d.head) != 0 || c.f.noQuick || n <= 0 {
+		return false
+	}
+	c.win = window{b: b, n: n, buf: c.win.buf}
+	c.winKept = true
+	if !c.quickResponse(d, n) {
+		return false
+	}
+	c.winKept = false
+	return true
 }
 
 // produceThrough is Through's path for the most common buffer of client bytes under a
@@ -306,11 +327,10 @@ func (c *Conn) produceThrough(b Buffer) bool {
 	}
 	c.win = window{b: b, n: n, buf: c.win.buf}
 	c.winKept = true
-	size, ok := c.produceAt0()
+	h, size, ok := c.produceAt0() // h: the window read, up to 1 KiB
 	if !ok || size < n {
 		return false
 	}
-	h := c.at(0, reqHeadLen) // the window read: up to 1 KiB
 	ver := int16(binary.BigEndian.Uint16(h[6:]))
 	hl, ok := f.produceHeaderLen(h, ver)
 	if !ok {
@@ -617,7 +637,7 @@ func (c *Conn) quickProduce(d *dir, n int) bool {
 	if mode == modeHead || n < reqHeadLen {
 		return false
 	}
-	size, ok := c.produceAt0()
+	_, size, ok := c.produceAt0()
 	if !ok {
 		return false // the window read stays valid for head, which reports any failure
 	}
@@ -650,19 +670,19 @@ func (c *Conn) headRepeats(h []byte, end int) bool {
 }
 
 // produceAt0 reads the head of the frame that starts the buffer: when it is a Produce
-// request at a version the filter knows, of a size it accepts, ok is true and size is
-// the whole frame's.
-func (c *Conn) produceAt0() (size int, ok bool) {
-	h := c.at(0, reqHeadLen)
+// request at a version the filter knows, of a size it accepts, ok is true, size is
+// the whole frame's and h the window read (at least reqHeadLen bytes).
+func (c *Conn) produceAt0() (h []byte, size int, ok bool) {
+	h = c.at(0, reqHeadLen)
 	if len(h) < reqHeadLen {
-		return 0, false
+		return nil, 0, false
 	}
 	size = int(int32(binary.BigEndian.Uint32(h)))
 	if int16(binary.BigEndian.Uint16(h[4:])) != apiProduce || !c.f.produceReq.ValidVersion(int16(binary.BigEndian.Uint16(h[6:]))) ||
 		size < reqHeadLen-4 || size > c.f.s.maxFrame {
-		return 0, false
+		return nil, 0, false
 	}
-	return 4 + size, true
+	return h, 4 + size, true
 }
 
 // quickResponse is run's path for the most common buffer of broker bytes: it starts
@@ -694,7 +714,11 @@ func (c *Conn) quickResponse(d *dir, n int) bool {
 	}
 	c.f.countResponse(p.key, p.start)
 	d.cur = *p
-	c.pending = c.pending[:copy(c.pending, c.pending[1:])]
+	if len(c.pending) == 1 {
+		c.pending = c.pending[:0] // no copy: a call less
+	} else {
+		c.pending = c.pending[:copy(c.pending, c.pending[1:])]
+	}
 	d.frameAt, d.frameEnd = d.base, d.base+4+size
 	d.base += n
 	d.mode = modePass

@@ -293,3 +293,48 @@ func TestThroughTakesProduce(t *testing.T) {
 		}
 	}
 }
+
+// TestThroughTakesResponseHead checks which buffers of broker bytes that start with a
+// response's head Through takes: those of responses the filter only counts and times,
+// and not one it changes (a Metadata response under broker address rewriting), one
+// that ends inside the buffer, or one whose correlation id is not the oldest pending.
+func TestThroughTakesResponseHead(t *testing.T) {
+	h := newHost()
+	c := mustFilter(t, h, `{"brokers":{"1":"proxy:9000"}}`).NewConn()
+	br := kafkatest.NewBroker()
+	request := func(frame []byte) []byte {
+		if act := c.OnDownstream(sliceBuffer(frame), false); act.Close || act.Pause {
+			t.Fatalf("request: %+v", act)
+		}
+		resp, err := br.Handle(frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	produce := request(produceFrame(t, 1, 9, 1, records.CompressionNone, records.Message{Topic: "t", Value: []byte("v")}))
+	if !c.Through(false, sliceBuffer(produce[:len(produce)-1])) {
+		t.Fatal("Through did not take the head of a Produce v9 response")
+	}
+	if c.Through(false, sliceBuffer(produce[len(produce)-1:])) || !c.PassThrough(false, 1) {
+		t.Fatal("the response's last byte is not PassThrough's")
+	}
+	if got := h.value("response.produce"); got != 1 {
+		t.Errorf("response.produce %d, want 1", got)
+	}
+	metadata := request(metadataFrame(2, 12, "t"))
+	if c.Through(false, sliceBuffer(metadata)) {
+		t.Error("Through took a Metadata response whose broker addresses the filter rewrites")
+	}
+	if act := c.OnUpstream(sliceBuffer(metadata), false); act.Close {
+		t.Fatal("metadata response closed the connection")
+	}
+	p1 := request(produceFrame(t, 3, 9, 1, records.CompressionNone, records.Message{Topic: "t", Value: []byte("v")}))
+	p2 := request(produceFrame(t, 4, 9, 1, records.CompressionNone, records.Message{Topic: "t", Value: []byte("v")}))
+	if c.Through(false, sliceBuffer(p2)) {
+		t.Error("Through took a response that is not the oldest pending request's")
+	}
+	if c.Through(false, sliceBuffer(append(append([]byte(nil), p1...), p2...))) {
+		t.Error("Through took a buffer holding two responses")
+	}
+}

@@ -216,8 +216,8 @@ func (c *Conn) decideRest(d *dir, pos, avail, size int) int {
 // its response is expected.
 func (c *Conn) streamProduce(h []byte, acks int16, parts int) {
 	if c.f.s.pol != nil {
-		c.f.inc(c.f.mUnruled, 1)
-		c.f.inc(c.f.mPartAccepted, parts)
+		c.f.bump(c.f.mUnruled, 1)
+		c.f.bump(c.f.mPartAccepted, parts)
 	}
 	if acks != 0 {
 		c.pending = append(c.pending, c.pendFor(apiProduce, int16(binary.BigEndian.Uint16(h[6:])), int32(binary.BigEndian.Uint32(h[8:])), c.f.now()))
