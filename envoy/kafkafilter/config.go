@@ -110,9 +110,8 @@ type Config struct {
 	Tenant *TenantConfig `json:"tenant,omitempty"`
 	// MetricsFlushMs is how long the filter's counters add up in the filter before
 	// their counts go to the host's counters (default 1000): a count reaches the host
-	// on the first request or response of a connection after that time, on the next
-	// tick (the filter asks for one every MetricsFlushMs), or when its connection
-	// closes. Each update of a host counter is a call out of the VM, and a Produce
+	// on the first response after that time, on the next tick (the filter asks for one
+	// every MetricsFlushMs), or when a connection closes. Each update of a host counter is a call out of the VM, and a Produce
 	// request touches four counters. 0 sends every count at once. Histograms
 	// (response durations) and the connections.active gauge are always recorded at
 	// once.

@@ -840,7 +840,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 			return
 		}
 		// Forward it as is; its response is matched and counted as unknown.
-		c.pending = append(c.pending, pend{corr: corr, key: -1, ver: ver, start: c.f.now()})
+		c.pending = append(c.pending, pend{corr: corr, key: -1, ver: ver, start: c.f.host.NowNanos()})
 		d.mode = modePass
 		return
 	}
@@ -866,7 +866,7 @@ func (c *Conn) requestHead(d *dir, h []byte, size int) {
 		d.bodyAt = -1
 		return
 	}
-	c.pending = append(c.pending, c.pendFor(key, ver, corr, c.f.now()))
+	c.pending = append(c.pending, c.pendFor(key, ver, corr, c.f.host.NowNanos()))
 	d.mode = modePass
 }
 
@@ -1054,7 +1054,7 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 		c.closeWith("request header: " + err.Error())
 		return
 	}
-	now := c.f.now()
+	now := c.f.host.NowNanos()
 	if c.f.s.isDenied(key) {
 		c.f.inc(c.f.mDenied, 1)
 		synth, err := c.f.denyResponse(frame, key)

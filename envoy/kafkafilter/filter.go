@@ -69,9 +69,9 @@ type Filter struct {
 	mConnActive                                                         uint32
 
 	// counters holds each counter's host id and the count it has not sent yet; dirty
-	// lists the counters with such a count. They go to the host at the first clock
-	// read flushEvery nanoseconds after the last time they went (flushedAt), on a
-	// tick, and when a connection ends (FlushMetrics).
+	// lists the counters with such a count. They go to the host on the first response
+	// flushEvery nanoseconds after the last time they went (flushedAt), on a tick, and
+	// when a connection ends (FlushMetrics).
 	counters              []counterSlot
 	dirty                 []counter
 	flushEvery, flushedAt int64
@@ -240,7 +240,7 @@ func (f *Filter) bump(c counter, n int) {
 }
 
 // FlushMetrics sends the counts the filter's counters hold to the host. The filter
-// calls it itself (every metrics_flush_ms while requests flow, on ticks, when a
+// calls it itself (every metrics_flush_ms while responses flow, on ticks, when a
 // connection ends); a host that reads its counters at a moment of its own choosing
 // calls it first.
 func (f *Filter) FlushMetrics() {
@@ -254,17 +254,7 @@ func (f *Filter) FlushMetrics() {
 	f.dirty = f.dirty[:0]
 }
 
-// now reads the host's clock. A clock read is also when the counters' counts go to
-// the host, once flushEvery has passed since they last went: the filter reads the
-// clock once a request and once a response, so this costs no call of its own.
-func (f *Filter) now() int64 {
-	t := f.host.NowNanos()
-	if len(f.dirty) != 0 && t-f.flushedAt >= f.flushEvery {
-		f.flushAt(t)
-	}
-	return t
-}
-
+// flushAt is FlushMetrics at time t, on a response (countResponse) or a tick.
 func (f *Filter) flushAt(t int64) {
 	f.FlushMetrics()
 	f.flushedAt = t
@@ -344,7 +334,13 @@ func (f *Filter) countRequest(key int16) {
 func (f *Filter) countResponse(key int16, startNanos int64) {
 	m := f.api(key)
 	f.bump(m.response, 1)
-	ms := (f.now() - startNanos) / 1e6
+	t := f.host.NowNanos()
+	if len(f.dirty) != 0 && t-f.flushedAt >= f.flushEvery {
+		// A response is when the counters' counts go to the host, once flushEvery has
+		// passed since they last went: it reads the clock already.
+		f.flushAt(t)
+	}
+	ms := (t - startNanos) / 1e6
 	if ms < 0 {
 		ms = 0
 	}
@@ -355,8 +351,7 @@ func (f *Filter) countResponse(key int16, startNanos int64) {
 // one-line summary (debug level).
 func (f *Filter) OnTick() {
 	t := f.host.NowNanos()
-	f.FlushMetrics()
-	f.flushedAt = t
+	f.flushAt(t)
 	// Ticks come every tick_ms, or more often for the counters: a millisecond's
 	// slack keeps a late tick from skipping a summary.
 	if f.s.tickMs > 0 && (f.summaryAt == 0 || t-f.summaryAt >= int64(f.s.tickMs-1)*1e6) {

@@ -645,8 +645,8 @@ func (h *clockHost) counted(name string) int64 {
 	return h.metrics[id-1].value
 }
 
-// TestCountersWaitInTheFilter checks when the counters' counts reach the host: at
-// the first clock read metrics_flush_ms after they last went, on a tick, when a
+// TestCountersWaitInTheFilter checks when the counters' counts reach the host: on
+// the first response metrics_flush_ms after they last went, on a tick, when a
 // connection ends; at once with metrics_flush_ms 0. Nothing is lost on the way.
 func TestCountersWaitInTheFilter(t *testing.T) {
 	produce := func(corr int32) []byte {
@@ -659,7 +659,7 @@ func TestCountersWaitInTheFilter(t *testing.T) {
 			t.Errorf("tick period %d ms, want 1000 (metrics_flush_ms's, shorter than tick_ms)", h.tick)
 		}
 		p := newPipe(t, f, whole)
-		p.send(produce(1)) // the first clock read sends what is counted by then
+		p.send(produce(1)) // the first response sends what is counted by then
 		base, before := h.updates, h.counted("request.produce")
 		for corr := int32(2); corr < 12; corr++ {
 			h.at += 50e6 // 50 ms a request: 500 ms in all
@@ -672,7 +672,7 @@ func TestCountersWaitInTheFilter(t *testing.T) {
 			t.Errorf("within metrics_flush_ms: %d updates, request.produce %d at the host; want none, %d", h.updates-base, h.counted("request.produce"), before)
 		}
 		h.at += 600e6
-		p.send(produce(12)) // 1.1 s after the first flush: this request's clock read sends them
+		p.send(produce(12)) // 1.1 s after the first flush: this request's response sends them
 		if got := h.counted("request.produce"); got < 11 {
 			t.Errorf("after metrics_flush_ms: request.produce %d at the host, want at least 11", got)
 		}

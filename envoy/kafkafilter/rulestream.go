@@ -182,7 +182,7 @@ func (c *Conn) produceRules(d *dir, pos, n int) int {
 		d.mode = modeHold
 		return 0
 	}
-	now := c.f.now()
+	now := c.f.host.NowNanos()
 	d.inHost = false
 	d.mode = modeHead
 	if c.ruleRefused(skel, apiProduce, ver, corr, now) {

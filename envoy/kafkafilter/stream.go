@@ -220,7 +220,7 @@ func (c *Conn) streamProduce(h []byte, acks int16, parts int) {
 		c.f.bump(c.f.mPartAccepted, parts)
 	}
 	if acks != 0 {
-		c.pending = append(c.pending, c.pendFor(apiProduce, int16(binary.BigEndian.Uint16(h[6:])), int32(binary.BigEndian.Uint32(h[8:])), c.f.now()))
+		c.pending = append(c.pending, c.pendFor(apiProduce, int16(binary.BigEndian.Uint16(h[6:])), int32(binary.BigEndian.Uint32(h[8:])), c.f.host.NowNanos()))
 	}
 }
 
@@ -260,8 +260,11 @@ func produceHead(b []byte, ver int16, bodyLen int) (h produceHeadInfo, ok bool) 
 	flex := ver >= 9
 	off := 0
 	var n int
+	var ok1 bool
 	if ver >= 3 {
-		n, off = headLength(b, off, flex, false) // transactional id
+		if n, off, ok1 = oneByteLength(b, off, flex); !ok1 {
+			n, off = headLength(b, off, flex, false) // transactional id
+		}
 		if n < -1 || n > len(b)-off {
 			return h, false
 		}
@@ -273,7 +276,10 @@ func produceHead(b []byte, ver int16, bodyLen int) (h produceHeadInfo, ok bool) 
 	h.acks = int16(binary.BigEndian.Uint16(b[off:]))
 	off += 6 // acks, timeout
 	h.headEnd = off
-	if n, off = headLength(b, off, flex, true); n != 1 {
+	if n, off, ok1 = oneByteLength(b, off, flex); !ok1 {
+		n, off = headLength(b, off, flex, true)
+	}
+	if n != 1 {
 		return h, false
 	}
 	if ver >= 13 {
@@ -283,20 +289,33 @@ func produceHead(b []byte, ver int16, bodyLen int) (h produceHeadInfo, ok bool) 
 		copy(h.id[:], b[off:])
 		off += 16
 	} else {
-		n, off = headLength(b, off, flex, false)
+		if n, off, ok1 = oneByteLength(b, off, flex); !ok1 {
+			n, off = headLength(b, off, flex, false)
+		}
 		if n < 0 || n > len(b)-off {
 			return h, false
 		}
 		h.name = b[off : off+n]
 		off += n
 	}
-	h.parts, off = headLength(b, off, flex, true)
+	if h.parts, off, ok1 = oneByteLength(b, off, flex); !ok1 {
+		h.parts, off = headLength(b, off, flex, true)
+	}
 	// The smallest partition: index, records length, and tags in flexible versions.
 	minPart := 8
 	if flex {
 		minPart = 6
 	}
 	return h, h.parts >= 0 && h.parts*minPart <= bodyLen-off
+}
+
+// oneByteLength is headLength's common case, apart so that it inlines (a call costs
+// in a VM): a compact length of one byte. ok is false for any other (call headLength).
+func oneByteLength(b []byte, off int, flex bool) (n, next int, ok bool) {
+	if flex && off < len(b) && b[off] < 0x80 {
+		return int(b[off]) - 1, off + 1, true
+	}
+	return 0, off, false
 }
 
 // headLength reads the length or count at b[off:] for produceHead: a compact one
@@ -850,7 +869,7 @@ func (c *Conn) tenantProduce(d *dir, pos, n int) int {
 	}
 	corr := int32(binary.BigEndian.Uint32(hb[8:]))
 	if sp.acks != 0 {
-		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.now()))
+		c.pending = append(c.pending, c.pendFor(apiProduce, ver, corr, c.f.host.NowNanos()))
 	}
 	c.out.own(head)
 	return c.streamDecided(d, pos, skip)
