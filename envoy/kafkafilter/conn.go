@@ -33,7 +33,8 @@ type Action struct {
 	// buffer is forwarded as it is.
 	Edit   bool
 	Drain  int
-	Prefix []byte
+	Prefix []byte // valid until the next callback
+
 	// Close asks for the connection to be closed after what is forwarded.
 	Close bool
 }
@@ -77,6 +78,7 @@ type Conn struct {
 	closed      bool
 	done        bool
 	out         outBuf
+	whole       []byte // action's buffer for a callback's bytes written whole
 	win         window
 	// winKept: Through read this callback's buffer and declined it; OnDownstream or
 	// OnUpstream, called next with the same buffer, reads on from the same window.
@@ -497,8 +499,8 @@ func (c *Conn) action(n int) Action {
 		}
 		return Action{Edit: true, Drain: drain, Prefix: p, Close: c.closed}
 	}
-	// Anything else is written whole.
-	var all []byte
+	// Anything else is written whole, in a buffer the next callback reuses.
+	all := c.whole[:0]
 	for _, op := range o.ops {
 		if op.own {
 			all = append(all, o.arena[op.a:op.b]...)
@@ -509,6 +511,7 @@ func (c *Conn) action(n int) Action {
 			return Action{Close: true}
 		}
 	}
+	c.whole = all[:0]
 	return Action{Edit: true, Drain: n, Prefix: all, Close: c.closed}
 }
 

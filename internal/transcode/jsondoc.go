@@ -33,6 +33,10 @@ type Doc struct {
 	src   []byte
 	nodes []docNode
 	subs  [][]byte // replacement values and appended elements, by docNode.edit
+	// vals holds the strings SetString writes, one after the other: a document's
+	// renames cost no allocation once it has grown (kept across documents; a value
+	// written before it grew stays where it was)
+	vals []byte
 }
 
 // Node is a value of a Doc: an index into it. The root struct is 0; NoNode stands for a
@@ -112,6 +116,7 @@ func (d *Doc) reset(m *message, src []byte, v int16) {
 		d.subs[i] = nil
 	}
 	d.subs = d.subs[:0]
+	d.vals = d.vals[:0]
 	d.r.Reset(src)
 }
 
@@ -569,7 +574,9 @@ func (d *Doc) SetString(n Node, s string) error {
 	if len(s) > math.MaxInt16 {
 		return d.editErr(n, wire.TooLong(len(s)))
 	}
-	d.replace(n, wire.AppendString(nil, s, p.compact))
+	at := len(d.vals)
+	d.vals = wire.AppendString(d.vals, s, p.compact)
+	d.replace(n, d.vals[at:len(d.vals):len(d.vals)])
 	return nil
 }
 

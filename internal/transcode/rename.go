@@ -3,6 +3,7 @@ package transcode
 import (
 	"errors"
 	"strings"
+	"unsafe"
 
 	"github.com/kwire/kwire/internal/proto"
 )
@@ -71,7 +72,8 @@ func Filter(dst, src []byte, name string, version int16, mask uint32, fn func(en
 }
 
 // FilterEntities is Filter on a parsed Doc: the edits are recorded in d, for AppendTo
-// (with any others the caller makes). Elements already removed are not visited.
+// (with any others the caller makes). Elements already removed are not visited. The
+// name fn gets is valid during the call only (it is the message's bytes).
 func (d *Doc) FilterEntities(mask uint32, fn func(entity uint8, name string) (string, Verdict)) (kept, dropped int, err error) {
 	for i := 1; i < len(d.nodes); i++ {
 		p := &d.nodes[i]
@@ -86,7 +88,7 @@ func (d *Doc) FilterEntities(mask uint32, fn func(entity uint8, name string) (st
 		if null {
 			continue
 		}
-		r, v := fn(p.f.entity, string(s))
+		r, v := fn(p.f.entity, unsafe.String(unsafe.SliceData(s), len(s))) // fn keeps no name: no copy
 		switch v {
 		case Keep:
 			if r != string(s) {
