@@ -5,12 +5,13 @@
 // Go-built filter: what a module costs in the harness before it reads a byte.
 package main
 
-import "github.com/kwire/kwire/internal/pinned"
+import (
+	_ "github.com/kwire/kwire/conformance/hosts/proxywasm/testdata/floorstubs" // the callbacks that return at once
+
+	"github.com/kwire/kwire/internal/pinned"
+)
 
 var held pinned.Set[uint32]
-
-//go:wasmexport proxy_abi_version_0_2_1
-func abiVersion() {}
 
 //go:wasmexport proxy_on_memory_allocate
 func onMemoryAllocate(size int32) int32 {
@@ -20,40 +21,13 @@ func onMemoryAllocate(size int32) int32 {
 	return int32(held.Pin(make([]byte, size)))
 }
 
-//go:wasmexport proxy_on_context_create
-func onContextCreate(ctx, parent int32) {}
-
-//go:wasmexport proxy_on_vm_start
-func onVMStart(ctx, size int32) int32 { return 1 }
-
 //go:wasmexport proxy_on_configure
 func onConfigure(ctx, size int32) int32 { return 1 }
-
-//go:wasmexport proxy_on_new_connection
-func onNewConnection(ctx int32) int32 { return 0 }
 
 //go:wasmexport proxy_on_downstream_data
 func onDownstreamData(ctx, size, end int32) int32 { return 0 }
 
 //go:wasmexport proxy_on_upstream_data
 func onUpstreamData(ctx, size, end int32) int32 { return 0 }
-
-//go:wasmexport proxy_on_downstream_connection_close
-func onDownstreamClose(ctx, peer int32) {}
-
-//go:wasmexport proxy_on_upstream_connection_close
-func onUpstreamClose(ctx, peer int32) {}
-
-//go:wasmexport proxy_on_done
-func onDone(ctx int32) int32 { return 1 }
-
-//go:wasmexport proxy_on_log
-func onLog(ctx int32) {}
-
-//go:wasmexport proxy_on_delete
-func onDelete(ctx int32) {}
-
-//go:wasmexport proxy_on_tick
-func onTick(ctx int32) {}
 
 func main() {}

@@ -9,6 +9,8 @@ package main
 import (
 	"encoding/binary"
 	"unsafe"
+
+	_ "github.com/kwire/kwire/conformance/hosts/proxywasm/testdata/floorstubs" // the callbacks that return at once
 )
 
 //go:wasmimport env proxy_get_buffer_bytes
@@ -35,9 +37,6 @@ var (
 	defined bool
 )
 
-//go:wasmexport proxy_abi_version_0_2_1
-func abiVersion() {}
-
 //go:wasmexport proxy_on_memory_allocate
 func onMemoryAllocate(size int32) int32 {
 	if size <= 0 || int(size) > len(head) {
@@ -46,12 +45,6 @@ func onMemoryAllocate(size int32) int32 {
 	return int32(uintptr(unsafe.Pointer(&head[0])))
 }
 
-//go:wasmexport proxy_on_context_create
-func onContextCreate(ctx, parent int32) {}
-
-//go:wasmexport proxy_on_vm_start
-func onVMStart(ctx, size int32) int32 { return 1 }
-
 //go:wasmexport proxy_on_configure
 func onConfigure(ctx, size int32) int32 {
 	name := "floorio.duration"
@@ -59,9 +52,6 @@ func onConfigure(ctx, size int32) int32 {
 	metric = out.ptr
 	return 1
 }
-
-//go:wasmexport proxy_on_new_connection
-func onNewConnection(ctx int32) int32 { return 0 }
 
 func data(dir int, buffer, size int32) {
 	if left[dir] >= int(size) {
@@ -85,23 +75,5 @@ func onDownstreamData(ctx, size, end int32) int32 { data(0, 2, size); return 0 }
 
 //go:wasmexport proxy_on_upstream_data
 func onUpstreamData(ctx, size, end int32) int32 { data(1, 3, size); return 0 }
-
-//go:wasmexport proxy_on_downstream_connection_close
-func onDownstreamClose(ctx, peer int32) {}
-
-//go:wasmexport proxy_on_upstream_connection_close
-func onUpstreamClose(ctx, peer int32) {}
-
-//go:wasmexport proxy_on_done
-func onDone(ctx int32) int32 { return 1 }
-
-//go:wasmexport proxy_on_log
-func onLog(ctx int32) {}
-
-//go:wasmexport proxy_on_delete
-func onDelete(ctx int32) {}
-
-//go:wasmexport proxy_on_tick
-func onTick(ctx int32) {}
 
 func main() {}
