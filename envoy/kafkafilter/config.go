@@ -111,10 +111,10 @@ type Config struct {
 	// MetricsFlushMs is how long the filter's counters add up in the filter before
 	// their counts go to the host's counters (default 1000): a count reaches the host
 	// on the first response after that time, on the next tick (the filter asks for one
-	// every MetricsFlushMs), or when a connection closes. Each update of a host counter is a call out of the VM, and a Produce
-	// request touches four counters. 0 sends every count at once. Histograms
-	// (response durations) and the connections.active gauge are always recorded at
-	// once.
+	// every MetricsFlushMs), or when a connection closes. Each update of a host
+	// counter is a call out of the VM, and a Produce request touches four counters. 0
+	// sends every count at once. Histograms (response durations) and the
+	// connections.active gauge are always recorded at once.
 	MetricsFlushMs *int `json:"metrics_flush_ms,omitempty"`
 	// TickMs, when positive, asks the host for a tick every TickMs milliseconds
 	// (or every MetricsFlushMs when that is shorter); a tick logs a one-line summary

@@ -34,7 +34,6 @@ type Action struct {
 	Edit   bool
 	Drain  int
 	Prefix []byte // valid until the next callback
-
 	// Close asks for the connection to be closed after what is forwarded.
 	Close bool
 }
@@ -186,6 +185,7 @@ func (c *Conn) Done() {
 	c.pending = nil
 	c.req, c.resp = dir{}, dir{}
 	c.out = outBuf{}
+	c.whole = nil
 }
 
 func (c *Conn) closeWith(msg string) {
@@ -511,7 +511,9 @@ func (c *Conn) action(n int) Action {
 			return Action{Close: true}
 		}
 	}
-	c.whole = all[:0]
+	if cap(all) <= 64<<10 {
+		c.whole = all[:0] // a held frame's larger buffer is not kept for the connection's life
+	}
 	return Action{Edit: true, Drain: n, Prefix: all, Close: c.closed}
 }
 
