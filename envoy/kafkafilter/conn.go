@@ -665,7 +665,8 @@ func (c *Conn) quickProduce(d *dir, n int) bool {
 func (c *Conn) headRepeats(h []byte, end int) bool {
 	p := c.headPassed
 	k := 4 + end - 12
-	if len(p) < k || !bytes.Equal(p[:4], h[4:8]) || !bytes.Equal(p[4:k], h[12:end]) {
+	// The api key and version as one word: no call, where bytes.Equal makes two.
+	if len(p) < k || binary.BigEndian.Uint32(p) != binary.BigEndian.Uint32(h[4:]) || !bytes.Equal(p[4:k], h[12:end]) {
 		return false
 	}
 	if int16(binary.BigEndian.Uint16(h[6:])) >= 9 {
