@@ -85,6 +85,11 @@ func ExampleSession() {
 		}
 		return b
 	}
+	decode := func(m interface{ Decode([]byte, int16) error }, b []byte, version int16) {
+		if err := m.Decode(b, version); err != nil {
+			log.Fatal(err)
+		}
+	}
 
 	// JoinGroup v5: the member subscribes to "orders".
 	sub := codec.NewConsumerProtocolSubscription()
@@ -97,13 +102,9 @@ func ExampleSession() {
 		log.Fatal(err)
 	}
 	var seenJoin codec.JoinGroupRequest
-	if err := seenJoin.Decode(out, 5); err != nil {
-		log.Fatal(err)
-	}
+	decode(&seenJoin, out, 5)
 	var seenSub codec.ConsumerProtocolSubscription
-	if err := seenSub.Decode(seenJoin.Protocols[0].Metadata[2:], 1); err != nil {
-		log.Fatal(err)
-	}
+	decode(&seenSub, seenJoin.Protocols[0].Metadata[2:], 1)
 	fmt.Println("the broker sees group", seenJoin.GroupID, "subscribed to", seenSub.Topics)
 
 	// SyncGroup v3: the leader assigns "orders" partition 0.
@@ -117,13 +118,9 @@ func ExampleSession() {
 		log.Fatal(err)
 	}
 	var seenSync codec.SyncGroupRequest
-	if err := seenSync.Decode(out, 3); err != nil {
-		log.Fatal(err)
-	}
+	decode(&seenSync, out, 3)
 	var seenAs codec.ConsumerProtocolAssignment
-	if err := seenAs.Decode(seenSync.Assignments[0].Assignment[2:], 1); err != nil {
-		log.Fatal(err)
-	}
+	decode(&seenAs, seenSync.Assignments[0].Assignment[2:], 1)
 	fmt.Printf("and the assignment of %s (consumer group: %v)\n", seenAs.AssignedPartitions[0].Topic, n.ConsumerGroup)
 
 	// Its response, which does not say the protocol either, goes back with the
@@ -135,13 +132,9 @@ func ExampleSession() {
 		log.Fatal(err)
 	}
 	var got codec.SyncGroupResponse
-	if err := got.Decode(back, 3); err != nil {
-		log.Fatal(err)
-	}
+	decode(&got, back, 3)
 	var gotAs codec.ConsumerProtocolAssignment
-	if err := gotAs.Decode(got.Assignment[2:], 1); err != nil {
-		log.Fatal(err)
-	}
+	decode(&gotAs, got.Assignment[2:], 1)
 	fmt.Println("the member is assigned", gotAs.AssignedPartitions[0].Topic)
 	// Output:
 	// the broker sees group team-a.g subscribed to [team-a.orders]

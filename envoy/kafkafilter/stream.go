@@ -321,12 +321,9 @@ func oneByteLength(b []byte, off int, flex bool) (n, next int, ok bool) {
 // headLength reads the length or count at b[off:] for produceHead: a compact one
 // (uvarint, one more than it) in flexible versions, else an int16 (strings) or int32
 // (wide: arrays); -1 is null, -2 a length that does not read. It returns the offset
-// after it.
+// after it. produceHead asks oneByteLength first, which takes the common one-byte form.
 func headLength(b []byte, off int, flex, wide bool) (int, int) {
 	if flex {
-		if off < len(b) && b[off] < 0x80 {
-			return int(b[off]) - 1, off + 1 // the common one-byte form
-		}
 		v, n := binary.Uvarint(b[min(off, len(b)):])
 		if n <= 0 || v > 1<<31 {
 			return -2, off

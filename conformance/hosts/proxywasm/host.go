@@ -801,23 +801,18 @@ func hostFunctions() []hostFn {
 			case start == 0:
 				// Envoy's Buffer::copyFrom: drain size bytes (at most all), then prepend.
 				size = min(size, uint64(len(data)))
-				var nb []byte
-				if s := p.active; s != nil && s.borrowed {
-					k := 0
-					if s.editLast == 0 {
-						k = 1 // data is edit[0]
-					}
-					nb = s.edit[k][:0]
-					s.editLast = k
+				s := p.active
+				if s == nil || !s.borrowed {
+					*buf = append(append(make([]byte, 0, len(val)+len(data)-int(size)), val...), data[size:]...)
+					break
 				}
-				if nb == nil {
-					nb = make([]byte, 0, len(val)+len(data)-int(size))
+				k := 0
+				if s.editLast == 0 {
+					k = 1 // data is edit[0]
 				}
-				nb = append(append(nb, val...), data[size:]...)
-				if s := p.active; s != nil && s.borrowed {
-					s.edit[s.editLast] = nb
-				}
-				*buf = nb
+				s.edit[k] = append(append(s.edit[k][:0], val...), data[size:]...)
+				s.editLast = k
+				*buf = s.edit[k]
 			case start >= uint64(len(data)):
 				*buf = append(*buf, val...)
 			default:
