@@ -87,8 +87,9 @@ func (s *Set) CheckFrame(frame []byte, code int16) (*Refusal, error) {
 // correlation id, and where the error lands. With Place Nowhere the frame carries the
 // error nowhere (a request that names no entity gets the answer with none), and a
 // proxy that must make a refusal seen closes the connection instead. The frame is nil
-// for a Produce request with acks=0, whose client reads no response. An error means
-// the request could not be read.
+// for a Produce request with acks=0, whose client reads no response (Kafka's broker
+// closes the connection after a failed one, and so does kwire's Envoy filter). An
+// error means the request could not be read.
 func ErrorFrame(frame []byte, code int16, message string) ([]byte, Place, error) {
 	hlen, err := codec.RequestHeaderLen(frame)
 	if err != nil {

@@ -87,6 +87,9 @@ type Conn struct {
 	// headKey is the head of the Produce request under head rules being decided, and
 	// headPassed the last one the rules passed (rulestream.go).
 	headKey, headPassed []byte
+	// closeMsg is why the connection closes once the responses before a refused
+	// acks=0 Produce are sent (closeAfterAnswers).
+	closeMsg string
 }
 
 // dir is the parsing state of one direction. Offsets named ...At are stream
@@ -97,6 +100,7 @@ type dir struct {
 	base    int  // stream offset of the buffer's first byte in this callback
 	paused  bool // the previous callback paused: the buffer starts with the same bytes
 	resume  int  // after a pause: the buffer offset the filter had reached
+	discard bool // requests after a refused acks=0 Produce: dropped until the close
 
 	frameAt, frameEnd int    // the current frame
 	head              []byte // a head split across callbacks
@@ -153,6 +157,7 @@ const (
 	kindReplace                     // drop the broker's answer, send synth instead
 	kindAddresses                   // rewrite node endpoints: held whole (fetch_endpoints "hold")
 	kindTags                        // rewrite node endpoints in place (Fetch, share groups)
+	kindClose                       // drop the broker's answer and close (closeAfterAnswers)
 )
 
 // pend is a request forwarded upstream whose response is expected.
@@ -210,7 +215,7 @@ func (c *Conn) PassThrough(downstream bool, n int) bool {
 	if downstream {
 		d = &c.req
 	}
-	if c.closed || c.done || d.paused || n <= 0 {
+	if c.closed || c.done || d.paused || d.discard || n <= 0 {
 		return false
 	}
 	end := d.base + n
@@ -324,7 +329,7 @@ func (c *Conn) produceThrough(b Buffer) bool {
 	d := &c.req
 	f := c.f
 	n := b.Len()
-	if f.quickProduce == modeHead || f.noQuick || c.closed || c.done || d.paused || d.mode != modeHead || len(d.head) != 0 || n < reqHeadLen {
+	if f.quickProduce == modeHead || f.noQuick || c.closed || c.done || d.paused || d.discard || d.mode != modeHead || len(d.head) != 0 || n < reqHeadLen {
 		return false
 	}
 	c.win = window{b: b, n: n, buf: c.win.buf}
@@ -548,6 +553,10 @@ func (c *Conn) run(d *dir, b Buffer, endOfStream bool) Action {
 	if c.closed {
 		return Action{Edit: true, Drain: n, Close: true}
 	}
+	if d.discard {
+		d.base += n
+		return Action{Edit: true, Drain: n}
+	}
 	pos := 0
 	if d.paused {
 		pos = d.resume
@@ -579,7 +588,7 @@ func (c *Conn) run(d *dir, b Buffer, endOfStream bool) Action {
 			}
 		}
 	}
-	for pos < n && !c.closed {
+	for pos < n && !c.closed && !d.discard {
 		s := d.base + pos // stream offset at pos
 		switch d.mode {
 		case modePass, modeDrop:
@@ -943,6 +952,10 @@ func (c *Conn) responseHead(d *dir, h []byte, size int) {
 	}
 	p := c.pending[idx]
 	c.pending = c.pending[:copy(c.pending, c.pending[idx+1:])]
+	if p.kind == kindClose {
+		c.closeWith(c.closeMsg) // every response before it has gone to the client
+		return
+	}
 	if p.key < 0 {
 		c.f.inc(c.f.mRespUnknown, 1)
 		return
@@ -1070,6 +1083,7 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 			return
 		}
 		if synth == nil { // acks=0 Produce: no response expected
+			c.closeAfterAnswers(corr, now, "denied "+apiVersionName(key, ver)+" with acks=0")
 			return
 		}
 		c.substitute(corr, key, ver, now, synth)
@@ -1097,11 +1111,17 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 			c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce, tenant: tenantResp})
 		}
 	case act.rewritten != nil:
-		if c.emitRequest(act.rewritten, -1, hlen, key, ver, corr, now) && act.acks != 0 {
-			c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce, rejected: act.rejected, tenant: tenantResp})
+		if !c.emitRequest(act.rewritten, -1, hlen, key, ver, corr, now) {
+			return
 		}
+		if act.acks == 0 {
+			c.closeAfterAnswers(corr, now, apiVersionName(key, ver)+" with acks=0 had partitions the schema policy rejected")
+			return
+		}
+		c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindProduce, rejected: act.rejected, tenant: tenantResp})
 	default: // every partition rejected
 		if act.acks == 0 {
+			c.closeAfterAnswers(corr, now, apiVersionName(key, ver)+" with acks=0 had partitions the schema policy rejected")
 			return
 		}
 		synth, err := produceErrorResponse(corr, ver, act.rejected)
@@ -1117,7 +1137,8 @@ func (c *Conn) requestFrame(frame []byte, at int) {
 // ruleRefused checks a request against the configured rules and, when it breaks one
 // (or cannot be read: the rules fail closed), answers it in its api's own shape with
 // the rule's message, or closes the connection where the response has no field for
-// the error; it reports whether the request was refused.
+// the error (and, as the broker does, after an acks=0 Produce, which has no
+// response); it reports whether the request was refused.
 func (c *Conn) ruleRefused(frame []byte, key, ver int16, corr int32, now int64) bool {
 	s := c.f.s
 	r, err := s.rules.CheckFrame(frame, s.ruleCode)
@@ -1137,10 +1158,13 @@ func (c *Conn) ruleRefused(frame []byte, key, ver int16, corr int32, now int64) 
 		c.closeWith(what + " refused by a rule (" + msg + ")")
 		return true
 	}
-	c.f.host.Log(LevelDebug, "kwire: "+what+" refused by a rule: "+r.Message)
-	if r.Response != nil { // none for acks=0: the client reads no response
-		c.substitute(corr, key, ver, now, r.Response)
+	if r.Response == nil { // an acks=0 Produce: the client reads no response
+		c.f.inc(c.f.mRuleClosed, 1)
+		c.closeAfterAnswers(corr, now, what+" with acks=0 refused by a rule ("+r.Message+")")
+		return true
 	}
+	c.f.host.Log(LevelDebug, "kwire: "+what+" refused by a rule: "+r.Message)
+	c.substitute(corr, key, ver, now, r.Response)
 	return true
 }
 
@@ -1178,9 +1202,11 @@ func (c *Conn) emitRequest(frame []byte, at, hlen int, key, ver int16, corr int3
 			c.closeWith(what + " " + err.Error() + "; no error response: " + derr.Error())
 			return false
 		}
-		if synth != nil {
-			c.substitute(corr, key, ver, now, synth)
+		if synth == nil { // an acks=0 Produce
+			c.closeAfterAnswers(corr, now, what+" with acks=0 "+err.Error())
+			return false
 		}
+		c.substitute(corr, key, ver, now, synth)
 		return false
 	}
 	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
@@ -1229,6 +1255,25 @@ func (c *Conn) tenantResponse(p *pend, frame []byte) ([]byte, bool) {
 // the filter answers, and queues synth as the response to send in its place.
 func (c *Conn) substitute(corr int32, key, ver int16, now int64, synth []byte) {
 	c.f.inc(c.f.mSubstitu, 1)
+	c.apiVersionsV0(corr)
+	c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindReplace, synth: synth})
+}
+
+// closeAfterAnswers answers a refused request that expects no response (an acks=0
+// Produce) as Kafka's broker answers a failed one: the connection closes, after the
+// responses to the requests before it, and nothing the client sends after it reaches
+// the broker (the broker reads no further). An ApiVersions v0 request sent in its
+// place keeps the order: when its response comes, dropped, the connection closes.
+func (c *Conn) closeAfterAnswers(corr int32, now int64, why string) {
+	c.f.host.Log(LevelDebug, "kwire: "+why+"; the connection closes after the responses before it")
+	c.closeMsg = why
+	c.req.discard = true
+	c.apiVersionsV0(corr)
+	c.pending = append(c.pending, pend{corr: corr, key: apiApiVersions, start: now, kind: kindClose})
+}
+
+// apiVersionsV0 sends the broker an ApiVersions v0 request with correlation id corr.
+func (c *Conn) apiVersionsV0(corr int32) {
 	var b [14]byte
 	binary.BigEndian.PutUint32(b[0:], 10)
 	binary.BigEndian.PutUint16(b[4:], apiApiVersions)
@@ -1236,5 +1281,4 @@ func (c *Conn) substitute(corr int32, key, ver int16, now int64, synth []byte) {
 	binary.BigEndian.PutUint32(b[8:], uint32(corr))
 	binary.BigEndian.PutUint16(b[12:], 0xffff) // null client id
 	c.out.own(b[:])
-	c.pending = append(c.pending, pend{corr: corr, key: key, ver: ver, start: now, kind: kindReplace, synth: synth})
 }

@@ -160,6 +160,9 @@ func New(host Host, config []byte) (*Filter, error) {
 			mode = "schema policy enforcing"
 		}
 	}
+	if s.rules != nil {
+		mode += ", " + strconv.Itoa(s.rules.Len()) + " request rules"
+	}
 	if s.tenant != nil {
 		mode += ", tenant prefix " + strconv.Quote(s.tenant.Prefix())
 	}

@@ -3,6 +3,7 @@ package kafkafilter
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand"
 	"os"
 	"strconv"
@@ -382,24 +383,51 @@ func TestEnforceAllRejectedKeepsOrder(t *testing.T) {
 	}
 }
 
+// TestAcksZero: an acks=0 Produce the schema policy rejects, wholly or in part, gets
+// what Kafka's broker gives a failed acks=0 Produce (which has no response to carry
+// the error): the connection closes, after the responses to the requests before it,
+// and the requests after it never reach the broker. The accepted partitions of one
+// rejected in part are written first, as the broker appends them.
 func TestAcksZero(t *testing.T) {
-	h := newHost()
-	f := mustFilter(t, h, enforceCfg)
-	p := newPipe(t, f, randomly(3))
-	p.send(
-		produceFrame(t, 1, 9, 0, records.CompressionNone, rec("orders", 0, []byte("bad"))),
-		produceFrame(t, 2, 9, 0, records.CompressionNone, rec("orders", 0, prefixed(2)), rec("orders", 1, []byte("bad"))),
-		metadataFrame(3, 12, "orders"),
-	)
-	if len(p.replies) != 1 || corrOf(p.replies[0]) != 3 {
-		t.Fatalf("replies %d, want only the Metadata one", len(p.replies))
-	}
-	pd := p.br.Produced()
-	if len(pd) != 1 || pd[0].Topic != "orders" || pd[0].Partition != 0 {
-		t.Fatalf("broker received %+v, want orders/0 only", pd)
-	}
-	if h.value("policy.partitions_rejected") != 2 {
-		t.Errorf("partitions_rejected %d", h.value("policy.partitions_rejected"))
+	for _, tc := range []struct {
+		name     string
+		produce  []byte
+		produced string // the partitions the broker writes
+	}{
+		{"every partition rejected", produceFrame(t, 2, 9, 0, records.CompressionNone, rec("orders", 0, []byte("bad"))), ""},
+		{"one of two rejected", produceFrame(t, 2, 9, 0, records.CompressionNone, rec("orders", 0, prefixed(2)), rec("orders", 1, []byte("bad"))), "orders/0"},
+	} {
+		for name, chunk := range map[string]chunker{"whole": whole, "bytewise": bytewise, "random": randomly(3)} {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				h := newHost()
+				p := newPipe(t, mustFilter(t, h, enforceCfg), chunk)
+				p.send(
+					metadataFrame(1, 12, "orders"),
+					tc.produce,
+					metadataFrame(3, 12, "orders"),
+					produceFrame(t, 4, 9, -1, records.CompressionNone, rec("orders", 1, prefixed(2))),
+				)
+				if !p.closed || len(p.replies) != 1 || corrOf(p.replies[0]) != 1 {
+					t.Fatalf("closed %v, %d replies; want closed after the first Metadata response only", p.closed, len(p.replies))
+				}
+				var got []string
+				for _, pd := range p.br.Produced() {
+					got = append(got, fmt.Sprintf("%s/%d", pd.Topic, pd.Partition))
+				}
+				if strings.Join(got, " ") != tc.produced {
+					t.Errorf("broker wrote %v, want %q", got, tc.produced)
+				}
+				if r := p.br.Requests(); r[3] != 1 || r[18] != 1 {
+					t.Errorf("broker saw %v, want one Metadata and the ApiVersions the close waits for", r)
+				}
+				if h.value("policy.partitions_rejected") != 1 {
+					t.Errorf("partitions_rejected %d", h.value("policy.partitions_rejected"))
+				}
+				if !strings.Contains(strings.Join(h.logs, "\n"), "closing the connection: produce v9 with acks=0") {
+					t.Errorf("no log line says why the connection closed: %v", h.logs)
+				}
+			})
+		}
 	}
 }
 
@@ -547,9 +575,10 @@ func TestChunkingGivesSameBytes(t *testing.T) {
 			kafkatest.MustRequest(1, 3, codec.NewAPIVersionsRequest()),
 			metadataFrame(2, 12, "orders", "audit.a"),
 			produceFrame(t, 3, 9, -1, records.CompressionLZ4, rec("orders", 0, prefixed(1)), rec("orders", 1, []byte("x")), rec("audit.a", 2, []byte("y"))),
-			produceFrame(t, 4, 9, 0, records.CompressionNone, rec("orders", 0, []byte("x"))),
 			produceFrame(t, 5, 7, -1, records.CompressionSnappy, rec("orders", 2, prefixed(2))),
 			metadataFrame(6, 4, "orders"),
+			produceFrame(t, 4, 9, 0, records.CompressionNone, rec("orders", 0, []byte("x"))), // refused: the connection closes
+			metadataFrame(7, 4, "orders"),
 		}
 	}
 	var ref *pipe

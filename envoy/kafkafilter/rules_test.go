@@ -28,12 +28,18 @@ func createTopicsFrame(corr int32, rf int16, names ...string) []byte {
 
 // Requests that break a rule are answered in their api's shape with the rule's message
 // and never reach the broker; requests that follow the rules reach it byte for byte;
-// apis no rule names stream through. Whole, byte by byte and in random chunks.
+// apis no rule names stream through. A refused acks=0 Produce, which gets no answer,
+// closes the connection as Kafka's broker does: after the responses to the requests
+// before it, and nothing after it reaches the broker. Whole, byte by byte and in
+// random chunks.
 func TestRules(t *testing.T) {
 	for name, chunk := range map[string]chunker{"whole": whole, "bytewise": bytewise, "random": randomly(7)} {
 		t.Run(name, func(t *testing.T) {
 			h := newHost()
 			f := mustFilter(t, h, safeguards)
+			if want := "configured: no schema policy, 4 request rules,"; len(h.logs) == 0 || !strings.Contains(h.logs[0], want) {
+				t.Errorf("logs %v, want the first to say %q", h.logs, want)
+			}
 			p := newPipe(t, f, chunk)
 			good := createTopicsFrame(2, 3, "ok")
 			goodProduce := produceFrame(t, 4, 9, -1, records.CompressionNone, rec("t", 0, []byte("v")))
@@ -44,9 +50,15 @@ func TestRules(t *testing.T) {
 				goodProduce,
 				metadataFrame(5, 12, "t"),
 				produceFrame(t, 6, 9, 0, records.CompressionNone, rec("t", 0, []byte("v"))), // acks=0: refused, no answer
+				produceFrame(t, 7, 9, -1, records.CompressionNone, rec("t", 1, []byte("after"))),
 			)
-			if len(p.replies) != 5 {
-				t.Fatalf("%d replies, want 5", len(p.replies))
+			if len(p.replies) != 5 || !p.closed {
+				t.Fatalf("%d replies, closed %v; want 5 and closed", len(p.replies), p.closed)
+			}
+			for i, c := range []int32{1, 2, 3, 4, 5} {
+				if corrOf(p.replies[i]) != c {
+					t.Errorf("reply %d has correlation id %d, want %d", i, corrOf(p.replies[i]), c)
+				}
 			}
 			rf, err := codec.DecodeResponseFrame(p.replies[0], 19, 7)
 			if err != nil || corrOf(p.replies[0]) != 1 {
@@ -65,7 +77,8 @@ func TestRules(t *testing.T) {
 				t.Errorf("produce acks=1: %v", got)
 			}
 			// What reached the broker: the good requests exactly, ApiVersions in place of
-			// the refused ones that expect an answer, nothing for acks=0.
+			// each refused one (the acks=0 one's response is when the connection
+			// closes), nothing after the acks=0 one.
 			var sawGood, sawGoodProduce bool
 			for _, fr := range p.upFrames {
 				sawGood = sawGood || bytes.Equal(fr, good)
@@ -74,10 +87,10 @@ func TestRules(t *testing.T) {
 			if !sawGood || !sawGoodProduce {
 				t.Errorf("the requests that follow the rules did not reach the broker unchanged")
 			}
-			if r := p.br.Requests(); r[19] != 1 || r[0] != 1 || r[3] != 1 || r[18] != 2 {
+			if r := p.br.Requests(); r[19] != 1 || r[0] != 1 || r[3] != 1 || r[18] != 3 {
 				t.Errorf("broker saw %v", r)
 			}
-			if h.value("rules.requests_refused") != 3 || h.value("rules.connections_closed") != 0 {
+			if h.value("rules.requests_refused") != 3 || h.value("rules.connections_closed") != 1 {
 				t.Errorf("refused %d, closed %d", h.value("rules.requests_refused"), h.value("rules.connections_closed"))
 			}
 		})
@@ -136,11 +149,12 @@ func TestRulesProduceSkeleton(t *testing.T) {
 		req13.TopicData[i].TopicID = kafkatest.TopicID("t")
 	}
 	bad13 := kafkatest.MustRequest(5, 13, req13)
-	for _, fr := range [][]byte{metadataFrame(9, 12, "t"), good3, good9, badIndex, badAcks, bad13} {
+	for _, fr := range [][]byte{metadataFrame(9, 12, "t"), good3, good9, badIndex, bad13, badAcks, good3} {
 		p.send(fr)
 	}
-	if p.closed || len(p.replies) != 5 {
-		t.Fatalf("closed %v, %d replies, want 5 (logs %v)", p.closed, len(p.replies), h.logs)
+	// The acks=0 one closes the connection; the request after it goes nowhere.
+	if !p.closed || len(p.replies) != 5 {
+		t.Fatalf("closed %v, %d replies, want closed and 5 (logs %v)", p.closed, len(p.replies), h.logs)
 	}
 	if got := codes(decodeProduce(t, p.replies[3], 9)); strings.Join(got, " ") != "t/0=44 u/120=44" {
 		t.Errorf("bad index: %v", got)
@@ -260,8 +274,9 @@ func TestRulesSkeletonWithPolicy(t *testing.T) {
 	for _, fr := range [][]byte{free, unchecked, badAcks} {
 		p.send(fr)
 	}
-	if p.closed || len(p.replies) != 2 {
-		t.Fatalf("closed %v, %d replies, want 2 (logs %v)", p.closed, len(p.replies), h.logs)
+	// The refused acks=0 one closes the connection after the two responses.
+	if !p.closed || len(p.replies) != 2 {
+		t.Fatalf("closed %v, %d replies, want closed and 2 (logs %v)", p.closed, len(p.replies), h.logs)
 	}
 	if got := codes(decodeProduce(t, p.replies[1], 9)); strings.Join(got, " ") != "orders/0=87" {
 		t.Errorf("a record without a schema id to the enforced topic: %v", got)
