@@ -2,7 +2,10 @@ package proxywasm
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand"
 	"net"
 	"os"
@@ -83,6 +86,24 @@ func (k *kconn) read(key, ver int16) (int32, codec.Response) {
 		k.t.Fatalf("response to api %d v%d: %v", key, ver, err)
 	}
 	return rf.Header.CorrelationID, rf.Body
+}
+
+// untilClosed reads until the proxy closes the connection and returns the response
+// frames that came before the close.
+func (k *kconn) untilClosed() [][]byte {
+	k.t.Helper()
+	frames := k.queue
+	k.queue = nil
+	for {
+		n, err := k.c.Read(k.buf)
+		frames = append(frames, k.sp.Push(k.buf[:n])...)
+		if errors.Is(err, io.EOF) {
+			return frames
+		}
+		if err != nil {
+			k.t.Fatalf("waiting for the connection to close: %v", err)
+		}
+	}
 }
 
 func (k *kconn) call(ver int16, body codec.Request) codec.Response {
@@ -312,10 +333,21 @@ func goScenario(t *testing.T, name string, readSize func() int) string {
 	// Older versions.
 	r = produce(3, 1, records.CompressionGzip, msg(orders, 2, schemaValue(2, "v3")))
 	add("v3: %s", codes(r))
-	// acks=0: the rejected one is dropped, the accepted one lands, nothing answers.
+	// acks=0: a rejected one gets what the broker gives a failed acks=0 Produce: the
+	// connection closes, after the responses to the requests before it (a Metadata
+	// request sent just before), and the client reconnects; an accepted one lands,
+	// with no answer.
+	before := k.send(12, md)
 	produce(9, 0, records.CompressionNone, msg(orders, 1, []byte("acks0 bad")))
+	if got := k.untilClosed(); len(got) != 1 || int32(binary.BigEndian.Uint32(got[0][4:])) != before {
+		t.Errorf("before the close: %d responses, want the Metadata response (correlation id %d)", len(got), before)
+	}
+	add("acks0 rejected: the connection closed")
+	sent := k.sent
+	k = dialKafka(t, s.proxy.Addr())
+	k.sent = sent // the metrics count both connections' requests
 	produce(9, 0, records.CompressionZstd, msg(orders, 0, schemaValue(2, "acks0 good")))
-	// The connection is still usable and in order.
+	// The new connection is in order.
 	mr = k.call(12, md).(*codec.MetadataResponse)
 	add("metadata after: %d topics", len(mr.Topics))
 	// Denied api key: answered by the filter with CLUSTER_AUTHORIZATION_FAILED.
@@ -364,6 +396,7 @@ func TestEndToEndGoClient(t *testing.T) {
 		"wrong id: orders/1=INVALID_RECORD",
 		"v3: orders/2=NONE",
 		"describe acls: CLUSTER_AUTHORIZATION_FAILED",
+		"acks0 rejected: the connection closed",
 		`orders/0 holds ["a" "b" "acks0 good"]`,
 		`orders/1 holds []`,
 		`orders/2 holds ["v3"]`,
