@@ -285,6 +285,51 @@ func TestTenantProduceStreams(t *testing.T) {
 	}
 }
 
+// On a tenant's listener, request rules and the schema policy see the tenant's names,
+// as its clients send them: a schema rule for "orders" covers the tenant's orders (the
+// broker's team-a.orders), a name pattern checks the unprefixed name, and refusals
+// name the topic unprefixed. Whole, byte by byte and in random chunks.
+func TestTenantWithRulesAndPolicy(t *testing.T) {
+	const cfg = `{"tenant":{"prefix":"team-a."},
+		"rules":[{"api":"CreateTopics","field":"topics[].name","pattern":"^[a-z]+$","message":"lower-case names only"}],
+		"schema":{"default":"none","rules":[{"topic":"orders","policy":"enforce","schema_ids":[1]}]}}`
+	for name, chunk := range map[string]chunker{"whole": whole, "bytewise": bytewise, "random": randomly(11)} {
+		t.Run(name, func(t *testing.T) {
+			h := newHost()
+			p := newPipe(t, mustFilter(t, h, cfg), chunk)
+			p.send(
+				createTopicsFrame(1, 1, "orders"),
+				createTopicsFrame(2, 1, "Bad"),
+				produceFrame(t, 3, 9, -1, records.CompressionNone, rec("orders", 0, prefixed(1)), rec("orders", 1, []byte("no schema id"))),
+				produceFrame(t, 4, 9, -1, records.CompressionNone, rec("free", 0, []byte("anything"))),
+			)
+			if p.closed || len(p.replies) != 4 {
+				t.Fatalf("closed %v, %d replies, want 4 (logs %v)", p.closed, len(p.replies), h.logs)
+			}
+			rf, err := codec.DecodeResponseFrame(p.replies[1], 19, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ts := rf.Body.(*codec.CreateTopicsResponse).Topics; len(ts) != 1 || ts[0].Name != "Bad" || ts[0].ErrorCode != 44 {
+				t.Errorf("a name the pattern refuses: %+v", ts)
+			}
+			if got := codes(decodeProduce(t, p.replies[2], 9)); strings.Join(got, " ") != "orders/0=0 orders/1=87" {
+				t.Errorf("the policy on the tenant's orders: %v", got)
+			}
+			var got []string
+			for _, pr := range p.br.Produced() {
+				got = append(got, pr.Topic+"/"+itoa(pr.Partition))
+			}
+			if strings.Join(got, " ") != "team-a.orders/0 team-a.free/0" {
+				t.Errorf("the broker holds %v, want team-a.orders/0 team-a.free/0", got)
+			}
+			for _, fr := range p.upFrames {
+				checkPrefixed(t, fr, "team-a.")
+			}
+		})
+	}
+}
+
 // FuzzTenantDownstream feeds arbitrary client bytes to a tenant's listener, in reads
 // of any size: no panic, and every request that reaches the broker whole and readable
 // names its topics, groups and transactional ids under the prefix (nothing
