@@ -88,8 +88,10 @@ type Conn struct {
 	// headPassed the last one the rules passed (rulestream.go).
 	headKey, headPassed []byte
 	// closeMsg is why the connection closes once the responses before a refused
-	// acks=0 Produce are sent (closeAfterAnswers).
+	// acks=0 Produce are sent (closeAfterAnswers); closeDue, that it closes at its next
+	// callback.
 	closeMsg string
+	closeDue bool
 }
 
 // dir is the parsing state of one direction. Offsets named ...At are stream
@@ -553,6 +555,10 @@ func (c *Conn) run(d *dir, b Buffer, endOfStream bool) Action {
 	if c.closed {
 		return Action{Edit: true, Drain: n, Close: true}
 	}
+	if c.closeDue {
+		c.closeWith(c.closeMsg)
+		return Action{Edit: true, Drain: n, Close: true}
+	}
 	if d.discard {
 		d.base += n
 		return Action{Edit: true, Drain: n}
@@ -953,7 +959,16 @@ func (c *Conn) responseHead(d *dir, h []byte, size int) {
 	p := c.pending[idx]
 	c.pending = c.pending[:copy(c.pending, c.pending[idx+1:])]
 	if p.kind == kindClose {
-		c.closeWith(c.closeMsg) // every response before it has gone to the client
+		// Every response before it has gone to the client. When bytes of one go in this
+		// callback, the close waits for the connection's next callback: Envoy closes
+		// before it writes the bytes of the callback that asked (proxy_close_stream runs
+		// after the VM call, and a close with nothing buffered yet is immediate).
+		if len(c.out.ops) == 0 {
+			c.closeWith(c.closeMsg)
+			return
+		}
+		c.closeDue = true
+		d.mode = modeDrop
 		return
 	}
 	if p.key < 0 {

@@ -431,6 +431,44 @@ func TestAcksZero(t *testing.T) {
 	}
 }
 
+// When the response to the request before a refused acks=0 Produce comes in the same
+// read as the response the close waits for, the callback forwards that response and
+// the connection closes at its next callback: Envoy would drop the bytes of a callback
+// that closes before it writes them. Both callback orders (full path, quick paths).
+func TestAcksZeroCloseAfterTheBytesBefore(t *testing.T) {
+	for _, first := range []int{0, 1} {
+		h := newHost()
+		c := mustFilter(t, h, enforceCfg).NewConn()
+		dn, up := proxyDir{calls: first}, proxyDir{calls: first}
+		md := metadataFrame(1, 12, "orders")
+		bad := produceFrame(t, 2, 9, 0, records.CompressionNone, rec("orders", 0, []byte("bad")))
+		out, closed := dn.deliver(t, c, append(append([]byte(nil), md...), bad...), true)
+		var sp kafkatest.Splitter
+		frames := sp.Push(out)
+		if closed || len(frames) != 2 || !bytes.Equal(frames[0], md) || binary.BigEndian.Uint16(frames[1][4:]) != 18 {
+			t.Fatalf("closed %v, %d frames to the broker; want the Metadata request and an ApiVersions", closed, len(frames))
+		}
+		br := kafkatest.NewBroker()
+		var answers []byte
+		for _, fr := range frames {
+			r, err := br.Handle(fr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answers = append(answers, r...)
+		}
+		got, closed := up.deliver(t, c, answers, false)
+		var cs kafkatest.Splitter
+		if replies := cs.Push(got); closed || len(replies) != 1 || len(replies[0]) != len(got) || corrOf(replies[0]) != 1 {
+			t.Fatalf("closed %v, %d responses to the client; want the whole Metadata response and no close yet", closed, len(replies))
+		}
+		got, closed = dn.deliver(t, c, metadataFrame(3, 12, "orders"), true)
+		if !closed || len(got) != 0 {
+			t.Fatalf("the next callback: closed %v, %d bytes to the broker; want the close and nothing", closed, len(got))
+		}
+	}
+}
+
 func TestWarnAndNone(t *testing.T) {
 	h := newHost()
 	f := mustFilter(t, h, enforceCfg)
