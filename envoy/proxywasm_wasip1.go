@@ -55,6 +55,9 @@ func proxySetTickPeriodMilliseconds(period int32) int32
 //go:wasmimport env proxy_close_stream
 func proxyCloseStream(stream int32) int32
 
+//go:wasmimport env proxy_set_effective_context
+func proxySetEffectiveContext(ctx int32) int32
+
 // allocs holds the buffers proxy_on_memory_allocate handed to the host until the
 // guest takes them over (Go's collector must not reclaim them meanwhile).
 var allocs pinned.Set[uint32]
@@ -385,6 +388,14 @@ func proxyOnTick(ctx int32) {
 	defer guard(uint32(ctx), "proxy_on_tick")
 	if f := roots[uint32(ctx)]; f != nil {
 		f.OnTick()
+	}
+	// Connections whose close waits for a callback that an idle client never brings.
+	for id, s := range streams {
+		if s.conn != nil && s.conn.CloseIfDue() {
+			proxySetEffectiveContext(int32(id))
+			proxyCloseStream(streamDownstream)
+			proxyCloseStream(streamUpstream)
+		}
 	}
 }
 

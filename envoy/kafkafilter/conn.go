@@ -177,6 +177,19 @@ type pend struct {
 // Closed reports whether the filter has asked for the connection to be closed.
 func (c *Conn) Closed() bool { return c.closed }
 
+// CloseIfDue reports whether the host should close the connection now, outside its
+// callbacks, and if so counts it closed: after a refused acks=0 Produce, the close
+// waits for the connection's next callback when the response before it went to the
+// client in the callback that found the close's answer (closeAfterAnswers), and a
+// client that sends nothing more would wait for it. Hosts ask on their ticks.
+func (c *Conn) CloseIfDue() bool {
+	if !c.closeDue || c.closed {
+		return false
+	}
+	c.closeWith(c.closeMsg)
+	return true
+}
+
 // Copied is the number of bytes the filter has copied out of the proxy's buffers on
 // this connection (heads, inspected fields and frames it held or changed).
 func (c *Conn) Copied() int64 { return c.copied }

@@ -433,8 +433,9 @@ func TestAcksZero(t *testing.T) {
 
 // When the response to the request before a refused acks=0 Produce comes in the same
 // read as the response the close waits for, the callback forwards that response and
-// the connection closes at its next callback: Envoy would drop the bytes of a callback
-// that closes before it writes them. Both callback orders (full path, quick paths).
+// the connection closes at its next callback, or when the host asks CloseIfDue (on a
+// tick): Envoy would drop the bytes of a callback that closes before it writes them.
+// Both callback orders (full path, quick paths).
 func TestAcksZeroCloseAfterTheBytesBefore(t *testing.T) {
 	for _, first := range []int{0, 1} {
 		h := newHost()
@@ -462,10 +463,21 @@ func TestAcksZeroCloseAfterTheBytesBefore(t *testing.T) {
 		if replies := cs.Push(got); closed || len(replies) != 1 || len(replies[0]) != len(got) || corrOf(replies[0]) != 1 {
 			t.Fatalf("closed %v, %d responses to the client; want the whole Metadata response and no close yet", closed, len(replies))
 		}
+		if first == 1 {
+			// A client that sends nothing more: the host closes it on a tick.
+			if !c.CloseIfDue() || c.CloseIfDue() {
+				t.Fatal("CloseIfDue: want true once")
+			}
+		}
 		got, closed = dn.deliver(t, c, metadataFrame(3, 12, "orders"), true)
 		if !closed || len(got) != 0 {
 			t.Fatalf("the next callback: closed %v, %d bytes to the broker; want the close and nothing", closed, len(got))
 		}
+	}
+	// Nothing is due on a connection that closed at once, or never refused anything.
+	c := mustFilter(t, newHost(), enforceCfg).NewConn()
+	if c.CloseIfDue() {
+		t.Error("CloseIfDue on a fresh connection")
 	}
 }
 

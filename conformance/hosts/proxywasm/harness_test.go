@@ -640,3 +640,87 @@ func TestGarbageNeverTraps(t *testing.T) {
 		t.Fatalf("after garbage: %d up, %d down", len(up), len(down))
 	}
 }
+
+// answerInPairs is an upstream that answers each two requests, with the broker of
+// kafkatest, in one write: the proxy reads both responses at once.
+func answerInPairs(t *testing.T) (addr string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := kafkatest.NewBroker()
+		var sp kafkatest.Splitter
+		var got [][]byte
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := c.Read(buf)
+			if got = append(got, sp.Push(buf[:n])...); len(got) >= 2 {
+				var out []byte
+				for _, f := range got {
+					r, herr := br.Handle(f)
+					if herr != nil {
+						return
+					}
+					out = append(out, r...)
+				}
+				if _, err := c.Write(out); err != nil {
+					return
+				}
+				got = nil
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A refused acks=0 Produce closes the connection after the response before it. When
+// that response and the answer the close waits for come in one read, the module
+// forwards the response and, the client sending nothing more, closes the connection
+// from proxy_on_tick (proxy_set_effective_context, then proxy_close_stream).
+func TestAcksZeroClosesOnTick(t *testing.T) {
+	p, err := NewPlugin(context.Background(), Config{Module: module(t), Cache: cache,
+		PluginConfiguration: []byte(`{"metrics_flush_ms":20,"rules":[{"api":"Produce","field":"acks","in":[-1]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	px, err := NewProxy(p, answerInPairs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close()
+	k := dialKafka(t, px.Addr())
+	topic := "t"
+	md := codec.NewMetadataRequest()
+	md.Topics = []codec.MetadataRequestTopic{{Name: &topic}}
+	before := k.send(12, md)
+	bad, err := kafkatest.Produce(9, 0, records.CompressionNone, []records.Message{{Topic: topic, Value: []byte("v")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.send(9, bad)
+	if got, _ := k.read(3, 12); got != before {
+		t.Fatalf("the response before the close answers %d, want %d", got, before)
+	}
+	k.c.SetDeadline(time.Now().Add(20 * time.Second)) // ticks come every 20 ms
+	if got := k.untilClosed(); len(got) != 0 {
+		t.Errorf("%d responses after the refused acks=0 Produce, want none", len(got))
+	}
+	var logs []string
+	for _, l := range p.Logs() {
+		logs = append(logs, l.Message)
+	}
+	if !strings.Contains(strings.Join(logs, "\n"), "closing the connection: produce v9 with acks=0 refused by a rule") {
+		t.Errorf("no log line says why the connection closed: %q", logs)
+	}
+}

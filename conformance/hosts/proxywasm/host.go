@@ -24,8 +24,9 @@
 //     only during their callbacks, the configurations only during
 //     proxy_on_vm_start and proxy_on_configure;
 //   - proxy_close_stream closes the connection (both sides) after what was
-//     already forwarded; proxy_continue_stream(DOWNSTREAM) re-delivers the buffered
-//     downstream data;
+//     already forwarded, and at once when it comes outside the stream's callbacks
+//     (after proxy_set_effective_context, which lasts one VM call);
+//     proxy_continue_stream(DOWNSTREAM) re-delivers the buffered downstream data;
 //   - logs, metrics (counter, gauge, histogram; a name defined twice returns the
 //     same id), time, tick period and proxy_on_tick, a few properties.
 //
@@ -330,6 +331,7 @@ func (p *Plugin) call(name string, args ...uint64) ([]uint64, error) {
 	start := time.Now()
 	err := f.CallWithStack(p.callCtx, st)
 	p.vmTime += time.Since(start)
+	p.effective = 0 // proxy_set_effective_context lasts one VM call
 	p.vmCalls++
 	if err != nil {
 		p.broken = fmt.Errorf("proxywasm: %s trapped; the VM is unusable: %w", name, err)
@@ -476,6 +478,7 @@ type Stream struct {
 	// cur is the buffer of the running callback, which the module reads and writes.
 	cur       *[]byte
 	closeReq  bool
+	onClose   func() // the proxy's close, for proxy_close_stream outside the stream's callbacks
 	continueD bool
 	// borrowed is set while a callback reads the caller's bytes in place.
 	borrowed bool
@@ -509,6 +512,16 @@ func (s *Stream) ID() uint32 { return s.id }
 
 // CloseRequested reports whether the module asked to close the connection.
 func (s *Stream) CloseRequested() bool { return locked(s.p, &s.closeReq) }
+
+// OnCloseRequest sets what the module's proxy_close_stream for this stream does when
+// it comes outside the stream's callbacks (from proxy_on_tick, through
+// proxy_set_effective_context): fn runs on a goroutine of its own. Within a callback,
+// CloseRequested reports it after the callback.
+func (s *Stream) OnCloseRequest(fn func()) {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	s.onClose = fn
+}
 
 // Buffered returns how many bytes each direction holds because of Pause.
 func (s *Stream) Buffered() (downstream, upstream int) {
@@ -931,6 +944,9 @@ func hostFunctions() []hostFn {
 				st[0] = StatusNotFound
 			default:
 				s.closeReq = true
+				if p.active != s && s.onClose != nil {
+					go s.onClose() // outside the stream's callbacks: the proxy closes it now
+				}
 				st[0] = StatusOK
 			}
 		}},

@@ -130,6 +130,9 @@ func (x *Proxy) handle(client net.Conn) {
 			up.Close()
 		})
 	}
+	if s != nil {
+		s.OnCloseRequest(func() { shut(PeerLocal) })
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	pump := func(from, to net.Conn, downstream bool) {
