@@ -474,7 +474,7 @@ func TestAcksZeroCloseAfterTheBytesBefore(t *testing.T) {
 			t.Fatalf("the next callback: closed %v, %d bytes to the broker; want the close and nothing", closed, len(got))
 		}
 	}
-	// Nothing is due on a connection that closed at once, or never refused anything.
+	// Nothing is due on a connection that refused nothing.
 	c := mustFilter(t, newHost(), enforceCfg).NewConn()
 	if c.CloseIfDue() {
 		t.Error("CloseIfDue on a fresh connection")
