@@ -587,6 +587,19 @@ func TestDenied(t *testing.T) {
 	if h.value("request.denied") != 3 {
 		t.Errorf("denied %d", h.value("request.denied"))
 	}
+	// An acks=0 Produce to a denied api has no response to carry the error: the
+	// connection closes after the response before it, and what follows goes nowhere.
+	p.send(
+		kafkatest.MustRequest(5, 4, fc),
+		produceFrame(t, 6, 9, 0, records.CompressionNone, rec("t", 0, []byte("v"))),
+		kafkatest.MustRequest(7, 4, fc),
+	)
+	if !p.closed || len(p.replies) != 5 || corrOf(p.replies[4]) != 5 {
+		t.Fatalf("closed %v, %d replies; want the close after the FindCoordinator response 5", p.closed, len(p.replies))
+	}
+	if r := p.br.Requests(); r[0] != 0 || r[10] != 2 || r[18] != 4 {
+		t.Errorf("broker saw %v, want the first two FindCoordinator requests and the close's ApiVersions", r)
+	}
 }
 
 func TestApiVersionsCapAndTopicIDs(t *testing.T) {
