@@ -3,7 +3,6 @@ package transcode
 import (
 	"errors"
 	"strings"
-	"unsafe"
 
 	"github.com/kwire/kwire/internal/proto"
 )
@@ -88,7 +87,7 @@ func (d *Doc) FilterEntities(mask uint32, fn func(entity uint8, name string) (st
 		if null {
 			continue
 		}
-		r, v := fn(p.f.entity, unsafe.String(unsafe.SliceData(s), len(s))) // fn keeps no name: no copy
+		r, v := fn(p.f.entity, unsafeString(s)) // fn keeps no name: no copy
 		switch v {
 		case Keep:
 			if r != string(s) {
